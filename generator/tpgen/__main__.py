@@ -1,0 +1,5 @@
+import sys
+
+from tpgen.cli import main
+
+sys.exit(main())

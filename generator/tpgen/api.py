@@ -1,0 +1,96 @@
+"""The library API that the CLI, the Ansible plugins and the tools import."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from tpgen.buckets import bucket_for_hash, disk_for_hash, murmur_hash2
+from tpgen.check import CheckResult, NginxUnavailable, check_config_text, check_plan
+from tpgen.errors import SpecError
+from tpgen.loader import load_spec_file as _load_spec_file
+from tpgen.loader import spec_from_mapping as _spec_from_mapping
+from tpgen.model import NodeSpec
+from tpgen.plan import Plan, make_plan
+from tpgen.remap import Remap, compare
+from tpgen.render import render_config as _render
+
+__all__ = [
+    "CheckResult",
+    "NginxUnavailable",
+    "NodeSpec",
+    "Plan",
+    "Remap",
+    "SpecError",
+    "bucket_for_key",
+    "check_config",
+    "check_plan",
+    "compare",
+    "disk_for_key",
+    "disk_layout",
+    "load_spec_file",
+    "plan_for",
+    "render_config",
+    "render_from_mapping",
+    "spec_from_mapping",
+]
+
+
+def spec_from_mapping(data: Mapping[str, Any], source: str = "<mapping>") -> NodeSpec:
+    return _spec_from_mapping(data, source)
+
+
+def load_spec_file(path: str | Path) -> NodeSpec:
+    return _load_spec_file(path)
+
+
+def plan_for(spec: NodeSpec, source: str = "<spec>") -> Plan:
+    return make_plan(spec, source)
+
+
+def render_config(plan: Plan, source: str | None = None) -> str:
+    if source is not None and source != plan.source:
+        plan = replace(plan, source=source)
+    return _render(plan)
+
+
+def render_from_mapping(data: Mapping[str, Any], source: str = "<mapping>") -> str:
+    return _render(make_plan(_spec_from_mapping(data, source), source))
+
+
+def disk_for_key(plan: Plan, key: str) -> str:
+    """The disk nginx's split_clients picks for a key (a cache key, or a URI on origin/vod)."""
+    return disk_for_hash(plan.split_parts, murmur_hash2(key.encode()))
+
+
+def bucket_for_key(plan: Plan, key: str) -> int:
+    return bucket_for_hash(murmur_hash2(key.encode()), plan.buckets.value)
+
+
+def disk_layout(plan: Plan) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": d.name,
+            "device": d.device,
+            "mount": d.mount,
+            "dir": d.dir,
+            "state": d.state,
+            "filesystem": d.filesystem,
+            "media": d.media,
+            "thread_pool": d.thread_pool.name if d.thread_pool else None,
+            "buckets": d.bucket_count,
+            "min_free_bytes": d.cache.min_free.value if d.cache else None,
+        }
+        for d in plan.disks
+    ]
+
+
+def check_config(text: str, *, rebase: bool = True, plan: Plan | None = None) -> CheckResult:
+    """``nginx -t``: rebased into a throwaway prefix (needs the plan), or as-is on a node."""
+    if rebase:
+        if plan is None:
+            raise ValueError("a rebased check needs the plan the text was rendered from")
+        return check_plan(plan)
+    return check_config_text(text)

@@ -1,0 +1,93 @@
+"""Run the real ``nginx -t`` on a rendered config."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from tpgen.plan import Plan, rebased
+from tpgen.render import render_config
+
+NGINX_ENV = "TPGEN_NGINX"
+
+
+class NginxUnavailable(Exception):
+    """No usable nginx binary: the message says how to get one."""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    ok: bool
+    output: str
+    nginx: str
+
+
+def find_nginx() -> str:
+    """The nginx binary: $TPGEN_NGINX, else the first nginx on PATH or in /usr/sbin."""
+    candidate = (
+        os.environ.get(NGINX_ENV)
+        or shutil.which("nginx")
+        or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
+    )
+    if not candidate:
+        raise NginxUnavailable(
+            "nginx is not installed: install it (apt-get install nginx-core) or point "
+            f"{NGINX_ENV} at a binary, or pass --no-check"
+        )
+    return candidate
+
+
+def nginx_has_threads(nginx: str) -> bool:
+    result = subprocess.run([nginx, "-V"], capture_output=True, text=True, check=False)
+    return "--with-threads" in result.stderr + result.stdout
+
+
+def _run_test(nginx: str, conf: Path, prefix: Path) -> CheckResult:
+    result = subprocess.run(
+        [nginx, "-t", "-q", "-p", str(prefix), "-e", "stderr", "-c", str(conf)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    return CheckResult(result.returncode == 0, (result.stdout + result.stderr).strip(), nginx)
+
+
+def _prepare_dirs(plan: Plan) -> None:
+    for path in (plan.pid_path, plan.error_log, plan.access_log):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    for disk in plan.serving_disks:
+        Path(disk.dir).mkdir(parents=True, exist_ok=True)
+
+
+def check_plan(plan: Plan, *, nginx: str | None = None) -> CheckResult:
+    """``nginx -t`` on the plan's config with every path moved into a throwaway prefix."""
+    binary = nginx or find_nginx()
+    if not nginx_has_threads(binary):
+        raise NginxUnavailable(
+            f"{binary} was built without --with-threads: thread_pool cannot work; use Debian's "
+            "nginx or build with --with-threads (role nginx_install does)"
+        )
+    with tempfile.TemporaryDirectory(prefix="tpgen-check-") as tmp:
+        prefix = Path(tmp)
+        moved = rebased(plan, str(prefix / "root"))
+        _prepare_dirs(moved)
+        conf = prefix / "nginx.conf"
+        conf.write_text(render_config(moved), encoding="utf-8")
+        result = _run_test(binary, conf, prefix)
+        # Keep nginx's messages readable: show the node's paths, not the throwaway ones.
+        output = result.output.replace(str(prefix / "root"), "").replace(str(conf), plan.source)
+        return CheckResult(result.ok, output, binary)
+
+
+def check_config_text(text: str, *, nginx: str | None = None) -> CheckResult:
+    """``nginx -t`` on config text as it is (real paths): for use on the node itself."""
+    binary = nginx or find_nginx()
+    with tempfile.TemporaryDirectory(prefix="tpgen-check-") as tmp:
+        conf = Path(tmp) / "nginx.conf"
+        conf.write_text(text, encoding="utf-8")
+        return _run_test(binary, conf, Path(tmp))

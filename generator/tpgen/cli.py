@@ -1,0 +1,193 @@
+"""The command line: wires arguments to the library, maps errors to exit codes. Nothing else."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable, Sequence
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from tpgen import __version__
+from tpgen.api import bucket_for_key, disk_for_key
+from tpgen.check import NginxUnavailable, check_plan
+from tpgen.errors import EXIT_BAD_INPUT, EXIT_DIFFERS, EXIT_INTERNAL, EXIT_OK, SpecError
+from tpgen.explain import explain_rows, format_table
+from tpgen.loader import load_spec_file
+from tpgen.plan import Plan, make_plan
+from tpgen.remap import compare, format_remap
+from tpgen.render import render_config
+from tpgen.schema import spec_schema_json
+
+F = TypeVar("F", bound=Callable[..., int])
+
+
+def _plan(spec_path: str) -> Plan:
+    return make_plan(load_spec_file(spec_path), spec_path)
+
+
+def _guarded(command: F) -> F:
+    """One place that turns errors into messages and exit codes."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> int:
+        debug = click.get_current_context().find_root().params.get("debug", False)
+        try:
+            return command(*args, **kwargs)
+        except SpecError as err:
+            click.echo(str(err), err=True)
+            return EXIT_BAD_INPUT
+        except NginxUnavailable as err:
+            click.echo(f"tpgen: {err}", err=True)
+            return EXIT_BAD_INPUT
+        except Exception as err:
+            if debug:
+                traceback.print_exc()
+            click.echo(
+                f"tpgen: internal error: {type(err).__name__}: {err} (run with --debug and "
+                "report it)",
+                err=True,
+            )
+            return EXIT_INTERNAL
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tpgen")
+@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+def cli(debug: bool) -> None:
+    """Turn a storage node's YAML spec into a thread-pool-per-disk nginx config.
+
+    Exit codes: 0 ok, 1 differs (--diff) or nginx -t failed, 2 bad input, 3 internal error.
+    """
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here, not stdout.")
+@click.option(
+    "--check/--no-check",
+    default=True,
+    show_default=True,
+    help="Run the real `nginx -t` on the config (paths moved into a throwaway prefix).",
+)
+@click.option(
+    "--diff",
+    "diff_against",
+    type=click.Path(dir_okay=False, exists=True),
+    help="Print a unified diff against FILE; exit 1 if it differs. Writes nothing.",
+)
+@_guarded
+def render(spec: str, output: str | None, check: bool, diff_against: str | None) -> int:
+    """Render SPEC to nginx.conf."""
+    plan = _plan(spec)
+    text = render_config(plan)
+    if check:
+        result = check_plan(plan)
+        if not result.ok:
+            click.echo(f"{spec}: nginx -t rejected the rendered config:\n{result.output}", err=True)
+            return EXIT_DIFFERS
+    if diff_against:
+        current = Path(diff_against).read_text(encoding="utf-8")
+        diff = list(
+            difflib.unified_diff(
+                current.splitlines(keepends=True),
+                text.splitlines(keepends=True),
+                diff_against,
+                f"{spec} (rendered)",
+            )
+        )
+        sys.stdout.writelines(diff)
+        return EXIT_DIFFERS if diff else EXIT_OK
+    if output:
+        _write_atomically(Path(output), text)
+    else:
+        click.echo(text, nl=False)
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@_guarded
+def validate(spec: str) -> int:
+    """Check SPEC and its plan; print nothing but errors."""
+    _plan(spec)
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@_guarded
+def explain(spec: str) -> int:
+    """Print every derived value of SPEC and the rule behind it."""
+    click.echo(format_table(explain_rows(_plan(spec))))
+    return EXIT_OK
+
+
+@cli.command()
+@_guarded
+def schema() -> int:
+    """Print the spec's JSON Schema."""
+    click.echo(spec_schema_json(), nl=False)
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("old_spec", type=click.Path(dir_okay=False))
+@click.argument("new_spec", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON object (moved_fraction, ...).")
+@_guarded
+def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
+    """How many cache keys change disk between OLD_SPEC and NEW_SPEC."""
+    result = compare(_plan(old_spec), _plan(new_spec))
+    click.echo(json.dumps(result.as_dict(), indent=2) if as_json else format_remap(result))
+    return EXIT_OK
+
+
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("keys", nargs=-1, required=True)
+@_guarded
+def locate(spec: str, keys: Sequence[str]) -> int:
+    """Print KEY, bucket and disk for each cache key (or URI on origin/vod)."""
+    plan = _plan(spec)
+    for key in keys:
+        click.echo(f"{key}\t{bucket_for_key(plan, key)}\t{disk_for_key(plan, key)}")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        result = cli.main(
+            args=list(argv) if argv is not None else None, prog_name="tpgen", standalone_mode=False
+        )
+    except click.exceptions.Exit as done:
+        return int(done.exit_code)
+    except click.ClickException as err:
+        err.show()
+        return EXIT_BAD_INPUT
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return EXIT_BAD_INPUT
+    return int(result) if isinstance(result, int) else EXIT_OK

@@ -1,0 +1,454 @@
+"""The rules: every number of the config, derived from the spec, each with the reason it has.
+
+Pure functions only: no I/O, no templates. `tpgen explain` prints the reasons.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from dataclasses import dataclass, field, replace
+from typing import Generic, TypeVar
+
+from tpgen.buckets import SplitPart, assign_buckets, split_parts
+from tpgen.errors import Problem, SpecError
+from tpgen.model import Disk, NodeSpec
+from tpgen.units import human_size, nginx_size
+
+T = TypeVar("T")
+
+KEYS_PER_MB = 8000  # nginx docs: one megabyte of keys_zone stores about 8 thousand keys
+DEFAULT_BUCKETS = 1000
+HDD_THREADS = 16
+HDD_MAX_QUEUE = 65536
+SENDFILE_MAX_CHUNK = 512 << 10
+HEADROOM_PERCENT = 10.0
+MIN_FREE_PERCENT = 1.0
+KEYS_ZONE_RAM_PERCENT = 20.0
+DIRECTIO_VOD = 4 << 20
+OUTPUT_BUFFER_VOD = 1 << 20
+OPEN_FILE_CACHE_MAX = 65536
+DEFAULT_OBJECT_SIZE = {"cache": 1 << 20, "origin": 1 << 20, "vod": 64 << 20}
+DEFAULT_CONNECTIONS = {"cache": 16384, "origin": 8192, "vod": 4096}
+DEFAULT_CACHE_KEY = "$scheme$host$request_uri"
+ORIGIN_KEY = "$uri"
+DEFAULT_INACTIVE = "7d"
+NGINX_USER = "www-data"
+RUN_DIR = "/run"
+LOG_DIR = "/var/log/nginx"
+
+
+@dataclass(frozen=True)
+class Decision(Generic[T]):
+    """A derived value and the rule that produced it."""
+
+    value: T
+    because: str
+    overridden: bool = False
+
+
+@dataclass(frozen=True)
+class ThreadPool:
+    name: str
+    threads: Decision[int]
+    max_queue: Decision[int]
+
+
+@dataclass(frozen=True)
+class CacheZone:
+    name: str
+    path: str
+    keys_zone_mb: Decision[int]
+    max_size: Decision[int]
+    min_free: Decision[int]
+    inactive: Decision[str]
+    levels: str = "1:2"
+
+    @property
+    def max_size_nginx(self) -> str:
+        return nginx_size(self.max_size.value)
+
+    @property
+    def min_free_nginx(self) -> str:
+        return nginx_size(self.min_free.value)
+
+
+@dataclass(frozen=True)
+class DiskPlan:
+    name: str
+    device: str
+    mount: str
+    dir: str
+    media: str
+    state: str
+    filesystem: str
+    weight: float
+    thread_pool: ThreadPool | None
+    pool_because: str
+    cache: CacheZone | None
+    bucket_count: int
+
+
+@dataclass(frozen=True)
+class Upstream:
+    host: str
+    port: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    source: str
+    node_name: str
+    workload: str
+    user: Decision[str]
+    pid_path: str
+    error_log: str
+    access_log: str
+    worker_processes: Decision[int | str]
+    worker_connections: Decision[int]
+    worker_rlimit_nofile: Decision[int]
+    sendfile_max_chunk: Decision[int]
+    keepalive_timeout: Decision[str]
+    listen: str
+    status_listen: str
+    disks: tuple[DiskPlan, ...]
+    buckets: Decision[int]
+    owners: tuple[str, ...]
+    split_parts: tuple[SplitPart, ...]
+    split_key: Decision[str]
+    upstreams: tuple[Upstream, ...]
+    directio: Decision[int] | None
+    directio_alignment: Decision[str] | None
+    output_buffers: Decision[int] | None
+    open_file_cache_max: Decision[int] | None
+    keys_zone_budget_mb: Decision[int] | None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def pooled_disks(self) -> tuple[DiskPlan, ...]:
+        return tuple(d for d in self.disks if d.thread_pool is not None)
+
+    @property
+    def serving_disks(self) -> tuple[DiskPlan, ...]:
+        """Disks that appear in the config (failed disks are gone)."""
+        return tuple(d for d in self.disks if d.state != "failed")
+
+    @property
+    def bucket_disks(self) -> tuple[DiskPlan, ...]:
+        return tuple(d for d in self.disks if d.state == "active")
+
+    @property
+    def draining_disks(self) -> tuple[DiskPlan, ...]:
+        return tuple(d for d in self.disks if d.state == "draining")
+
+    @property
+    def mixed_pools(self) -> bool:
+        """Some bucket-owning disks have a pool and some do not: aio must be chosen per request."""
+        pooled = {d.thread_pool is not None for d in self.bucket_disks}
+        return len(pooled) == 2
+
+    @property
+    def all_pooled(self) -> bool:
+        return all(d.thread_pool is not None for d in self.bucket_disks)
+
+
+def _pick(override: T | None, default: T, because: str) -> Decision[T]:
+    if override is not None:
+        return Decision(override, "set in the spec (tuning)", overridden=True)
+    return Decision(default, because)
+
+
+def _thread_pool(spec: NodeSpec, disk: Disk) -> tuple[ThreadPool | None, str]:
+    tuning = spec.tuning
+    readable = disk.state == "active" or (
+        disk.state == "draining" and spec.workload.type != "cache"
+    )
+    if not readable:
+        return None, (
+            "failed: gone from the config"
+            if disk.state == "failed"
+            else "draining on a cache node: no key maps to it, nothing reads it"
+        )
+    if disk.thread_pool is False:
+        return None, "thread_pool: false in the spec"
+    if disk.media != "hdd" and disk.thread_pool is None:
+        return None, (
+            f"{disk.media}: reads rarely block long enough to pay for a thread hand-off; "
+            "sendfile serves them (set thread_pool: true to force a pool)"
+        )
+    threads = _pick(
+        tuning.threads_per_disk,
+        HDD_THREADS,
+        "an HDD serves a few concurrent seeks well; 16 threads keep its queue full "
+        "without thrashing the heads",
+    )
+    queue = _pick(
+        tuning.max_queue,
+        HDD_MAX_QUEUE,
+        "a deep queue absorbs bursts; overflowing it fails requests (error log: queue overflow)",
+    )
+    return ThreadPool(f"pool_{disk.name}", threads, queue), (
+        "forced by thread_pool: true"
+        if disk.thread_pool
+        else "HDD: a cold read blocks for a seek; its own pool keeps one slow disk from "
+        "queueing work for the others"
+    )
+
+
+def _cache_zone(spec: NodeSpec, disk: Disk, object_size: int) -> CacheZone:
+    tuning = spec.tuning
+    headroom = tuning.headroom_percent if tuning.headroom_percent is not None else HEADROOM_PERCENT
+    max_size_bytes = int(disk.size * (100 - headroom) / 100)
+    max_size = Decision(
+        max_size_bytes,
+        f"{human_size(disk.size)} minus {headroom:g}% headroom for the filesystem and temp files",
+        overridden=tuning.headroom_percent is not None,
+    )
+    min_free_pct = (
+        tuning.min_free_percent if tuning.min_free_percent is not None else MIN_FREE_PERCENT
+    )
+    min_free = Decision(
+        max(1 << 20, int(disk.size * min_free_pct / 100) >> 20 << 20),
+        f"{min_free_pct:g}% of the disk: the cache manager evicts before the filesystem fills",
+        overridden=tuning.min_free_percent is not None,
+    )
+    keys = max_size_bytes // object_size
+    keys_zone = Decision(
+        max(1, math.ceil(keys / KEYS_PER_MB)),
+        f"{keys:,} objects of {human_size(object_size)} fit; "
+        f"one MB of keys_zone holds about {KEYS_PER_MB:,} keys",
+    )
+    inactive = Decision(
+        spec.workload.inactive or DEFAULT_INACTIVE,
+        "set in the spec (workload.inactive)"
+        if spec.workload.inactive
+        else "keep objects a week unless space runs out: max_size evicts first anyway",
+        overridden=spec.workload.inactive is not None,
+    )
+    return CacheZone(
+        f"cache_{disk.name}", f"{disk.mount}/cache", keys_zone, max_size, min_free, inactive
+    )
+
+
+def _disk_weight(disk: Disk) -> float:
+    return disk.weight if disk.weight is not None else disk.size / (1 << 30)
+
+
+def _format_listen(address: str, port: int) -> str:
+    ip = ipaddress.ip_address(address)
+    return f"[{address}]:{port}" if ip.version == 6 else f"{address}:{port}"
+
+
+def _upstream(text: str) -> Upstream:
+    host, _, port = text.rpartition(":")
+    return Upstream(host, int(port))
+
+
+def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
+    """Apply every rule of DESIGN §4 to a validated spec."""
+    tuning = spec.tuning
+    workload = spec.workload.type
+    object_size = spec.workload.avg_object_size or DEFAULT_OBJECT_SIZE[workload]
+
+    buckets = _pick(
+        tuning.buckets,
+        DEFAULT_BUCKETS,
+        "1000 fixed buckets of 0.1%: a disk change moves only that disk's buckets",
+    )
+    active = [d for d in spec.disks if d.state == "active"]
+    owners = assign_buckets([(d.name, _disk_weight(d)) for d in active], buckets.value)
+
+    disks = []
+    for disk in spec.disks:
+        pool, pool_because = _thread_pool(spec, disk)
+        cache = (
+            _cache_zone(spec, disk, object_size)
+            if workload == "cache" and disk.state != "failed"
+            else None
+        )
+        disks.append(
+            DiskPlan(
+                name=disk.name,
+                device=disk.device,
+                mount=disk.mount,
+                dir=f"{disk.mount}/{'cache' if workload == 'cache' else 'data'}",
+                media=disk.media,
+                state=disk.state,
+                filesystem=disk.filesystem,
+                weight=_disk_weight(disk),
+                thread_pool=pool,
+                pool_because=pool_because,
+                cache=cache,
+                bucket_count=owners.count(disk.name),
+            )
+        )
+
+    keys_zone_budget = None
+    if workload == "cache":
+        ram_pct = (
+            tuning.keys_zone_ram_percent
+            if tuning.keys_zone_ram_percent is not None
+            else KEYS_ZONE_RAM_PERCENT
+        )
+        keys_zone_budget = Decision(
+            int(spec.node.memory * ram_pct / 100) >> 20,
+            f"{ram_pct:g}% of {human_size(spec.node.memory)} RAM; the rest is page cache "
+            "and connection buffers",
+            overridden=tuning.keys_zone_ram_percent is not None,
+        )
+        total = sum(d.cache.keys_zone_mb.value for d in disks if d.cache is not None)
+        if total > keys_zone_budget.value:
+            raise SpecError(
+                [
+                    Problem(
+                        ("workload", "avg_object_size"),
+                        f"keys_zones need {total} MB but the RAM budget is "
+                        f"{keys_zone_budget.value} MB "
+                        f"({ram_pct:g}% of node.memory): raise avg_object_size, add memory, raise "
+                        "tuning.headroom_percent, or raise tuning.keys_zone_ram_percent",
+                        source,
+                    )
+                ]
+            )
+
+    connections = _pick(
+        tuning.worker_connections,
+        DEFAULT_CONNECTIONS[workload],
+        f"{workload}: "
+        + {
+            "cache": "many short client and upstream connections",
+            "origin": "a client connection each, files opened from the disks",
+            "vod": "long-lived large transfers, fewer at a time",
+        }[workload],
+    )
+    open_files = None
+    if workload in ("origin", "vod"):
+        open_files = _pick(
+            tuning.open_file_cache_max,
+            OPEN_FILE_CACHE_MAX,
+            "descriptors of hot files stay open: no open()/stat() on the event loop",
+        )
+    extra_fds = (open_files.value if open_files else 0) + 64
+    nofile_min = 2 * connections.value
+    if tuning.worker_rlimit_nofile is not None and tuning.worker_rlimit_nofile < nofile_min:
+        raise SpecError(
+            [
+                Problem(
+                    ("tuning", "worker_rlimit_nofile"),
+                    f"{tuning.worker_rlimit_nofile} is below 2 × worker_connections = "
+                    f"{nofile_min}: "
+                    "a proxied connection needs two descriptors; raise it or remove it",
+                    source,
+                )
+            ]
+        )
+    nofile = _pick(
+        tuning.worker_rlimit_nofile,
+        nofile_min + extra_fds,
+        "2 × worker_connections (client + upstream or file) + open_file_cache + 64 for logs "
+        "and listeners",
+    )
+    processes: Decision[int | str] = Decision(
+        spec.node.cores,
+        "one event loop per core; the thread pools take the blocking reads",
+    )
+    if tuning.worker_processes is not None:
+        processes = Decision(tuning.worker_processes, "set in the spec (tuning)", overridden=True)
+
+    directio = alignment = output_buffers = None
+    if workload == "vod":
+        directio = _pick(
+            tuning.directio,
+            DIRECTIO_VOD,
+            "media files above 4 MiB bypass the page cache and are read through the pools",
+        )
+        fs = {d.filesystem for d in spec.disks if d.state != "failed"}
+        alignment = Decision(
+            "4k" if "xfs" in fs else "512",
+            "xfs needs 4k-aligned direct I/O" if "xfs" in fs else "ext4 accepts 512-byte alignment",
+        )
+        output_buffers = _pick(
+            tuning.output_buffers,
+            OUTPUT_BUFFER_VOD,
+            "directio reads go through output_buffers: 1 MiB reads keep an HDD streaming "
+            "instead of seeking for every 32 KiB",
+        )
+
+    if workload == "cache":
+        split_key = Decision(
+            spec.workload.cache_key or DEFAULT_CACHE_KEY,
+            "the cache key itself: an object always lives on the disk its key picks",
+            overridden=spec.workload.cache_key is not None,
+        )
+    else:
+        split_key = Decision(ORIGIN_KEY, "the file's path: a file lives on the disk its URI picks")
+
+    return Plan(
+        source=source,
+        node_name=spec.node.name,
+        workload=workload,
+        user=_pick(tuning.user, NGINX_USER, "Debian's nginx user"),
+        pid_path=f"{RUN_DIR}/nginx.pid",
+        error_log=f"{LOG_DIR}/error.log",
+        access_log=f"{LOG_DIR}/access.log",
+        worker_processes=processes,
+        worker_connections=connections,
+        worker_rlimit_nofile=nofile,
+        sendfile_max_chunk=_pick(
+            tuning.sendfile_max_chunk,
+            SENDFILE_MAX_CHUNK,
+            "one sendfile() call moves at most 512k, so a fast client cannot hog a worker",
+        ),
+        keepalive_timeout=_pick(tuning.keepalive_timeout, "65s", "nginx's default, explicit"),
+        listen=_format_listen(spec.listen.address, spec.listen.port),
+        status_listen=_format_listen(spec.status.address, spec.status.port),
+        disks=tuple(disks),
+        buckets=buckets,
+        owners=owners,
+        split_parts=split_parts(owners),
+        split_key=split_key,
+        upstreams=tuple(_upstream(u) for u in spec.workload.upstreams),
+        directio=directio,
+        directio_alignment=alignment,
+        output_buffers=output_buffers,
+        open_file_cache_max=open_files,
+        keys_zone_budget_mb=keys_zone_budget,
+    )
+
+
+def rebased(plan: Plan, prefix: str) -> Plan:
+    """The same plan with every filesystem path under ``prefix`` and upstreams on loopback,
+    so that any machine with nginx can run ``nginx -t`` on it."""
+
+    def move(path: str) -> str:
+        return prefix.rstrip("/") + path
+
+    disks = tuple(
+        replace(
+            d,
+            mount=move(d.mount),
+            dir=move(d.dir),
+            cache=replace(d.cache, path=move(d.cache.path)) if d.cache else None,
+        )
+        for d in plan.disks
+    )
+    upstreams = tuple(
+        Upstream(u.host if _is_ip(u.host) else "127.0.0.1", u.port) for u in plan.upstreams
+    )
+    return replace(
+        plan,
+        pid_path=move(plan.pid_path),
+        error_log=move(plan.error_log),
+        access_log=move(plan.access_log),
+        disks=disks,
+        upstreams=upstreams,
+        notes=(*plan.notes, "upstream host names replaced by 127.0.0.1 for the offline check"),
+    )
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True

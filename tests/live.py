@@ -1,0 +1,86 @@
+"""Run a real nginx from a rendered plan in a throwaway prefix, on loopback ports."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tpgen.plan import Decision, Plan, rebased
+from tpgen.render import render_config
+
+PORT_RANGE = range(27000, 28000)
+
+
+def free_ports(count: int, start: int = PORT_RANGE.start) -> list[int]:
+    found: list[int] = []
+    for port in range(start, PORT_RANGE.stop):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        found.append(port)
+        if len(found) == count:
+            return found
+    raise RuntimeError("no free loopback ports in 27000-27999")
+
+
+@dataclass
+class Response:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+def get(url: str, timeout: float = 10.0) -> Response:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as reply:
+            return Response(
+                reply.status, {k.lower(): v for k, v in reply.headers.items()}, reply.read()
+            )
+    except urllib.error.HTTPError as err:
+        return Response(err.code, {k.lower(): v for k, v in err.headers.items()}, err.read())
+
+
+def _wait_for(port: int, deadline: float) -> None:
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
+
+
+@contextlib.contextmanager
+def running_nginx(plan: Plan, prefix: Path, nginx: str) -> Iterator[Plan]:
+    """Start nginx on the rebased plan; always stop it. Yields the rebased plan."""
+    moved = rebased(plan, str(prefix / "root"))
+    for path in (moved.pid_path, moved.error_log, moved.access_log):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        # pytest's tmp dirs are private to root: workers as www-data could not reach them.
+        moved = replace(moved, user=Decision("root", "test prefix is private to root"))
+    for disk in moved.serving_disks:
+        Path(disk.dir).mkdir(parents=True, exist_ok=True)
+    conf = prefix / "nginx.conf"
+    conf.write_text(render_config(moved), encoding="utf-8")
+    command = [nginx, "-p", str(prefix), "-e", "stderr", "-c", str(conf)]
+    subprocess.run(command, check=True, capture_output=True, timeout=30)
+    try:
+        port = int(moved.listen.rsplit(":", 1)[1])
+        _wait_for(port, time.monotonic() + 10)
+        yield moved
+    finally:
+        subprocess.run([*command, "-s", "stop"], check=False, capture_output=True, timeout=30)
+        pid = Path(moved.pid_path)
+        deadline = time.monotonic() + 10
+        while pid.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)

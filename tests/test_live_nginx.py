@@ -1,0 +1,110 @@
+"""A real nginx runs the rendered config: every key lands on the disk tpgen says it does."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tpgen.api import disk_for_key
+from tpgen.loader import spec_from_mapping
+from tpgen.plan import make_plan
+
+from .live import free_ports, get, running_nginx
+from .specs import disk, spec
+
+
+class _Origin(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = f"object {self.path}\n".encode() * 50
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "max-age=600")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def origin_port() -> Iterator[int]:
+    (port,) = free_ports(1, start=27500)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), _Origin)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield port
+    server.shutdown()
+    server.server_close()
+
+
+def test_cache_keys_land_on_the_disk_tpgen_names_and_hit_after(
+    tmp_path: Path, nginx_binary: str, origin_port: int
+) -> None:
+    listen, status = free_ports(2)
+    data = spec(
+        "cache",
+        disks=3,
+        workload={"upstreams": [f"127.0.0.1:{origin_port}"]},
+        listen={"address": "127.0.0.1", "port": listen},
+        status={"port": status},
+        node={"cores": 2, "memory": "4GiB"},
+        tuning={"worker_connections": 256},
+    )
+    data["disks"] = [disk(i, size="1GiB") for i in (1, 2, 3)]
+    plan = make_plan(spec_from_mapping(data, "live.yaml"), "live.yaml")
+    seen_disks = set()
+    with running_nginx(plan, tmp_path, nginx_binary) as live:
+        cache_dirs = {d.name: Path(d.cache.path) for d in live.disks if d.cache}
+        for index in range(60):
+            uri = f"/objects/{index}.bin?v={index * 7}"
+            key = f"http127.0.0.1{uri}"
+            expected = disk_for_key(plan, key)
+            first = get(f"http://127.0.0.1:{listen}{uri}")
+            assert first.status == 200
+            assert first.headers["x-cache-disk"] == expected, key
+            assert first.headers["x-cache-status"] == "MISS"
+            second = get(f"http://127.0.0.1:{listen}{uri}")
+            assert second.headers["x-cache-status"] == "HIT"
+            digest = hashlib.md5(key.encode()).hexdigest()
+            relative = Path(digest[-1], digest[-3:-1], digest)
+            holders = [name for name, root in cache_dirs.items() if (root / relative).exists()]
+            assert holders == [expected]
+            seen_disks.add(expected)
+        status_page = get(f"http://127.0.0.1:{status}/nginx_status")
+        assert status_page.status == 200 and b"Active connections" in status_page.body
+    assert seen_disks == {"d1", "d2", "d3"}
+
+
+def test_origin_serves_files_placed_by_locate_and_falls_back_to_draining_disks(
+    tmp_path: Path, nginx_binary: str
+) -> None:
+    listen, status = free_ports(2)
+    data = spec(
+        "origin",
+        disks=3,
+        listen={"address": "127.0.0.1", "port": listen},
+        status={"port": status},
+        node={"cores": 2, "memory": "4GiB"},
+        tuning={"worker_connections": 256, "open_file_cache_max": 100},
+    )
+    data["disks"][2]["state"] = "draining"
+    plan = make_plan(spec_from_mapping(data, "origin.yaml"), "origin.yaml")
+    with running_nginx(plan, tmp_path, nginx_binary) as live:
+        roots = {d.name: Path(d.dir) for d in live.disks}
+        uris = [f"/media/file{i}.mp4" for i in range(40)]
+        for uri in uris:
+            target = roots[disk_for_key(plan, uri)] / uri.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(uri)
+        legacy = roots["d3"] / "media" / "old.mp4"
+        legacy.parent.mkdir(parents=True, exist_ok=True)
+        legacy.write_text("still here")
+        for uri in uris:
+            reply = get(f"http://127.0.0.1:{listen}{uri}")
+            assert (reply.status, reply.body.decode()) == (200, uri)
+        assert get(f"http://127.0.0.1:{listen}/media/old.mp4").body == b"still here"
+        assert get(f"http://127.0.0.1:{listen}/media/missing.mp4").status == 404

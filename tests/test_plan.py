@@ -1,0 +1,133 @@
+"""The rules of DESIGN §4, one by one, without nginx or templates."""
+
+from __future__ import annotations
+
+import pytest
+from tpgen.errors import SpecError
+from tpgen.loader import spec_from_mapping
+from tpgen.plan import Plan, make_plan
+
+from .specs import disk, spec
+
+
+def plan_of(data: dict[str, object]) -> Plan:
+    return make_plan(spec_from_mapping(data, "t.yaml"), "t.yaml")
+
+
+def test_workers_follow_cores_and_files_cover_two_per_connection() -> None:
+    plan = plan_of(spec())
+    assert plan.worker_processes.value == 8
+    assert plan.worker_connections.value == 16384
+    assert plan.worker_rlimit_nofile.value >= 2 * plan.worker_connections.value
+    assert "2 × worker_connections" in plan.worker_rlimit_nofile.because
+
+
+def test_rlimit_override_below_two_per_connection_is_refused() -> None:
+    data = spec(tuning={"worker_connections": 1000, "worker_rlimit_nofile": 1500})
+    with pytest.raises(SpecError, match=r"tuning.worker_rlimit_nofile: 1500 is below 2 × "):
+        plan_of(data)
+
+
+def test_every_active_hdd_gets_its_own_pool_and_ssd_none() -> None:
+    data = spec(disks=2)
+    data["disks"].append(disk(3, media="ssd"))
+    data["disks"].append(disk(4, media="nvme", thread_pool=True))
+    plan = plan_of(data)
+    pools = {d.name: d.thread_pool for d in plan.disks}
+    assert pools["d1"] is not None and pools["d1"].name == "pool_d1"
+    assert (pools["d1"].threads.value, pools["d1"].max_queue.value) == (16, 65536)
+    assert pools["d3"] is None
+    assert pools["d4"] is not None
+    assert plan.mixed_pools
+
+
+def test_pool_overrides_are_marked_as_overrides() -> None:
+    plan = plan_of(spec(tuning={"threads_per_disk": 8, "max_queue": 1024}))
+    pool = plan.disks[0].thread_pool
+    assert pool is not None
+    assert (pool.threads.value, pool.max_queue.value) == (8, 1024)
+    assert pool.threads.overridden and pool.max_queue.overridden
+
+
+def test_cache_zone_sizes_follow_the_disk_and_object_size() -> None:
+    data = spec(disks=1, workload={"avg_object_size": "1MiB"})
+    cache = plan_of(data).disks[0].cache
+    assert cache is not None
+    assert cache.path == "/srv/cache/d1/cache"
+    assert cache.max_size.value == 3_600_000_000_000  # 4 TB minus 10 % headroom
+    objects = 3_600_000_000_000 // (1 << 20)
+    assert cache.keys_zone_mb.value == -(-objects // 8000)
+    assert cache.min_free.value == 40_000_000_000 >> 20 << 20
+    assert cache.inactive.value == "7d"
+    assert cache.levels == "1:2"
+
+
+def test_keys_zones_over_the_ram_budget_fail_with_numbers_and_fix() -> None:
+    data = spec(disks=3, node={"memory": "4GiB"}, workload={"avg_object_size": "16KiB"})
+    with pytest.raises(SpecError) as caught:
+        plan_of(data)
+    message = str(caught.value)
+    assert "workload.avg_object_size: keys_zones need" in message
+    assert "RAM budget is 819 MB" in message
+    assert "raise avg_object_size" in message
+
+
+def test_draining_disk_gets_no_buckets_but_keeps_its_cache_path() -> None:
+    data = spec(disks=3)
+    data["disks"][1]["state"] = "draining"
+    plan = plan_of(data)
+    d2 = plan.disks[1]
+    assert d2.bucket_count == 0 and "d2" not in plan.owners
+    assert d2.cache is not None and d2.thread_pool is None
+    assert sum(d.bucket_count for d in plan.disks) == 1000
+
+
+def test_failed_disk_vanishes_from_the_config() -> None:
+    data = spec(disks=3)
+    data["disks"][2]["state"] = "failed"
+    plan = plan_of(data)
+    assert [d.name for d in plan.serving_disks] == ["d1", "d2"]
+    assert plan.disks[2].cache is None and plan.disks[2].thread_pool is None
+
+
+def test_origin_draining_hdd_keeps_its_pool_for_fallback_reads() -> None:
+    data = spec("origin", disks=2)
+    data["disks"][1]["state"] = "draining"
+    plan = plan_of(data)
+    assert plan.disks[1].thread_pool is not None
+    assert plan.draining_disks[0].dir == "/srv/cache/d2/data"
+
+
+def test_weights_follow_size_by_default() -> None:
+    data = spec(disks=2)
+    data["disks"][1]["size"] = "12TB"
+    plan = plan_of(data)
+    small, large = plan.disks
+    assert large.bucket_count > 2.5 * small.bucket_count
+
+
+def test_vod_reads_large_files_with_directio_aligned_for_xfs() -> None:
+    plan = plan_of(spec("vod"))
+    assert plan.directio is not None and plan.directio.value == 4 << 20
+    assert plan.directio_alignment is not None and plan.directio_alignment.value == "4k"
+    assert plan.output_buffers is not None and plan.output_buffers.value == 1 << 20
+    assert plan.open_file_cache_max is not None
+
+
+def test_origin_uses_open_file_cache_and_the_uri_as_key() -> None:
+    plan = plan_of(spec("origin"))
+    assert plan.open_file_cache_max is not None and plan.directio is None
+    assert plan.split_key.value == "$uri"
+    assert all(d.cache is None for d in plan.disks)
+
+
+def test_cache_key_is_also_the_split_key() -> None:
+    plan = plan_of(spec(workload={"cache_key": "$host$uri"}))
+    assert plan.split_key.value == "$host$uri"
+
+
+def test_sendfile_chunk_and_listen_addresses() -> None:
+    plan = plan_of(spec(listen={"address": "::", "port": 8080}, status={"address": "::1"}))
+    assert plan.sendfile_max_chunk.value == 512 << 10
+    assert plan.listen == "[::]:8080"
+    assert plan.status_listen == "[::1]:8081"

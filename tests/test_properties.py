@@ -1,0 +1,144 @@
+"""Any valid spec renders a config real nginx accepts; any invalid one is a clean exit 2."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tpgen.check import check_plan
+from tpgen.cli import main
+from tpgen.errors import SpecError
+from tpgen.loader import spec_from_mapping
+from tpgen.plan import make_plan
+
+SIZES = ["64GiB", "500GB", "1TB", "4TB", "8TB", "16TB", "3.84TB", "960GB"]
+ERROR_LINE = re.compile(r"^\S+?(:\d+)?: [\w.()]+: \S.*$")
+
+
+@st.composite
+def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["cache", "origin", "vod"]))
+    count = draw(st.integers(1, 10))
+    disks = []
+    for index in range(count):
+        item: dict[str, Any] = {
+            "name": f"d{index}",
+            "device": f"/dev/sd{chr(97 + index)}",
+            "mount": f"/srv/{kind}/d{index}",
+            "size": draw(st.sampled_from(SIZES)),
+            "media": draw(st.sampled_from(["hdd", "hdd", "ssd", "nvme"])),
+            "state": draw(st.sampled_from(["active", "active", "draining", "failed"])),
+            "filesystem": draw(st.sampled_from(["xfs", "ext4"])),
+        }
+        if draw(st.booleans()):
+            item["weight"] = draw(st.floats(0.1, 10, allow_nan=False))
+        if draw(st.integers(0, 5)) == 0:
+            item["thread_pool"] = draw(st.booleans())
+        disks.append(item)
+    disks[draw(st.integers(0, count - 1))]["state"] = "active"
+    workload: dict[str, Any] = {"type": kind}
+    if kind == "cache":
+        workload["upstreams"] = draw(
+            st.lists(
+                st.sampled_from(["o1.example.net:80", "10.0.0.1:8080", "[2001:db8::1]:80"]),
+                min_size=1,
+                max_size=3,
+                unique=True,
+            )
+        )
+        workload["avg_object_size"] = draw(st.sampled_from(["1MiB", "4MiB", "16MiB"]))
+    data: dict[str, Any] = {
+        "node": {
+            "name": draw(st.from_regex(r"[a-z][a-z0-9-]{0,10}[a-z0-9]", fullmatch=True)),
+            "cores": draw(st.integers(1, 64)),
+            "memory": draw(st.sampled_from(["8GiB", "16GiB"])),
+        },
+        "workload": workload,
+        "disks": disks,
+        "listen": {"port": draw(st.integers(1, 60000))},
+        "status": {"port": 65000},
+    }
+    tuning: dict[str, Any] = {}
+    if draw(st.booleans()):
+        tuning["buckets"] = draw(st.sampled_from([100, 1000, 2000]))
+    if draw(st.booleans()):
+        tuning["threads_per_disk"] = draw(st.integers(1, 64))
+    if draw(st.booleans()):
+        tuning["worker_processes"] = draw(st.sampled_from(["auto", 1, 4]))
+    if tuning:
+        data["tuning"] = tuning
+    return data
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(valid_specs())
+def test_valid_specs_render_configs_that_nginx_accepts(
+    nginx_binary: str, data: dict[str, Any]
+) -> None:
+    try:
+        spec = spec_from_mapping(data, "prop.yaml")
+        plan = make_plan(spec, "prop.yaml")
+    except SpecError as err:
+        # The RAM budget for keys zones is the only plan-level refusal of a field-valid spec.
+        assert "keys_zones need" in str(err), str(err)
+        return
+    result = check_plan(plan, nginx=nginx_binary)
+    assert result.ok, result.output
+
+
+CORRUPTIONS = [
+    ("node", "cores", -1),
+    ("node", "memory", "lots"),
+    ("node", "name", "Node One"),
+    ("node", "frobnicate", 1),
+    ("workload", "type", "proxy"),
+    ("workload", "upstreams", ["no-port"]),
+    ("workload", "avg_object_size", "1 furlong"),
+    ("disks", 0, {"name": "x; }"}),
+    ("disks", 0, {"size": -3}),
+    ("disks", 0, {"media": "floppy"}),
+    ("disks", 0, {"mount": "relative/path"}),
+    ("disks", 0, {"device": "/dev/sdb $x"}),
+    ("disks", 0, {"state": "broken"}),
+    ("disks", 0, {"weight": 0}),
+    ("listen", "port", 70000),
+    ("status", "address", "10.0.0.1"),
+    ("tuning", "buckets", 333),
+    ("tuning", "unknown_knob", 3),
+    ("top", "extra", {"a": 1}),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(valid_specs(), st.lists(st.sampled_from(CORRUPTIONS), min_size=1, max_size=3))
+def test_invalid_specs_exit_2_with_field_paths_and_no_traceback(
+    data: dict[str, Any], corruptions: list[tuple[str, Any, Any]]
+) -> None:
+    for section, key, value in corruptions:
+        if section == "top":
+            data[key] = value
+        elif section == "disks":
+            data["disks"][0].update(value)
+        else:
+            data.setdefault(section, {})[key] = value
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "spec.yaml"
+        path.write_text(yaml.safe_dump(data))
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["render", "--no-check", str(path), "-o", str(Path(tmp) / "out.conf")])
+        assert code == 2, err.getvalue()
+        assert not (Path(tmp) / "out.conf").exists()
+    lines = err.getvalue().splitlines()
+    assert lines and "Traceback" not in err.getvalue()
+    for line in lines:
+        assert ERROR_LINE.match(line), line
