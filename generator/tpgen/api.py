@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from tpgen.buckets import bucket_for_hash, disk_for_hash, murmur_hash2
-from tpgen.check import CheckResult, NginxUnavailable, check_config_text, check_plan
-from tpgen.errors import SpecError
+from tpgen.check import CheckResult, check_config_text, check_plan
+from tpgen.errors import NginxUnavailable, SpecError
 from tpgen.loader import load_spec_file as _load_spec_file
 from tpgen.loader import spec_from_mapping as _spec_from_mapping
 from tpgen.model import NodeSpec

@@ -9,14 +9,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tpgen.errors import NginxUnavailable
 from tpgen.plan import Plan, rebased
 from tpgen.render import render_config
 
 NGINX_ENV = "TPGEN_NGINX"
-
-
-class NginxUnavailable(Exception):
-    """No usable nginx binary: the message says how to get one."""
 
 
 @dataclass(frozen=True)

@@ -11,25 +11,32 @@ import traceback
 from collections.abc import Callable, Sequence
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from tpgen import __version__
-from tpgen.api import bucket_for_key, disk_for_key
-from tpgen.check import NginxUnavailable, check_plan
-from tpgen.errors import EXIT_BAD_INPUT, EXIT_DIFFERS, EXIT_INTERNAL, EXIT_OK, SpecError
-from tpgen.explain import explain_rows, format_table
-from tpgen.loader import load_spec_file
-from tpgen.plan import Plan, make_plan
-from tpgen.remap import compare, format_remap
-from tpgen.render import render_config
-from tpgen.schema import spec_schema_json
+from tpgen.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_DIFFERS,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    NginxUnavailable,
+    SpecError,
+)
+
+if TYPE_CHECKING:
+    from tpgen.plan import Plan
+
+# The library (pydantic, Jinja2) loads inside each command, so --version and --help stay fast.
 
 F = TypeVar("F", bound=Callable[..., int])
 
 
 def _plan(spec_path: str) -> Plan:
+    from tpgen.loader import load_spec_file
+    from tpgen.plan import make_plan
+
     return make_plan(load_spec_file(spec_path), spec_path)
 
 
@@ -101,6 +108,9 @@ def cli(debug: bool) -> None:
 @_guarded
 def render(spec: str, output: str | None, check: bool, diff_against: str | None) -> int:
     """Render SPEC to nginx.conf."""
+    from tpgen.check import check_plan
+    from tpgen.render import render_config
+
     plan = _plan(spec)
     text = render_config(plan)
     if check:
@@ -141,6 +151,8 @@ def validate(spec: str) -> int:
 @_guarded
 def explain(spec: str) -> int:
     """Print every derived value of SPEC and the rule behind it."""
+    from tpgen.explain import explain_rows, format_table
+
     click.echo(format_table(explain_rows(_plan(spec))))
     return EXIT_OK
 
@@ -149,6 +161,8 @@ def explain(spec: str) -> int:
 @_guarded
 def schema() -> int:
     """Print the spec's JSON Schema."""
+    from tpgen.schema import spec_schema_json
+
     click.echo(spec_schema_json(), nl=False)
     return EXIT_OK
 
@@ -160,6 +174,8 @@ def schema() -> int:
 @_guarded
 def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
     """How many cache keys change disk between OLD_SPEC and NEW_SPEC."""
+    from tpgen.remap import compare, format_remap
+
     result = compare(_plan(old_spec), _plan(new_spec))
     click.echo(json.dumps(result.as_dict(), indent=2) if as_json else format_remap(result))
     return EXIT_OK
@@ -171,6 +187,8 @@ def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
 @_guarded
 def locate(spec: str, keys: Sequence[str]) -> int:
     """Print KEY, bucket and disk for each cache key (or URI on origin/vod)."""
+    from tpgen.api import bucket_for_key, disk_for_key
+
     plan = _plan(spec)
     for key in keys:
         click.echo(f"{key}\t{bucket_for_key(plan, key)}\t{disk_for_key(plan, key)}")

@@ -41,5 +41,9 @@ class SpecError(Exception):
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
+class NginxUnavailable(Exception):
+    """No usable nginx binary: the message says how to get one."""
+
+
 def problem(path: Path, message: str) -> Problem:
     return Problem(path=path, message=message)
