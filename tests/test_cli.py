@@ -53,6 +53,16 @@ def test_bad_spec_exits_2_with_one_line_and_writes_nothing(
     assert target.read_text() == "previous config\n"
 
 
+def test_unwritable_output_is_bad_input_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["render", str(EXAMPLE), "--no-check", "-o", str(blocker / "nginx.conf")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tpgen: ") and "Traceback" not in err
+
+
 def test_missing_spec_file_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "/nonexistent/spec.yaml"]) == 2
     assert capsys.readouterr().err.startswith("/nonexistent/spec.yaml: (top): cannot read the spec")

@@ -54,6 +54,9 @@ def _guarded(command: F) -> F:
         except NginxUnavailable as err:
             click.echo(f"tpgen: {err}", err=True)
             return EXIT_BAD_INPUT
+        except OSError as err:
+            click.echo(f"tpgen: {err.filename or 'file'}: {err.strerror}", err=True)
+            return EXIT_BAD_INPUT
         except Exception as err:
             if debug:
                 traceback.print_exc()
