@@ -1,0 +1,143 @@
+"""Shared helpers for the Terraform tests: real terraform, temporary copies, no repo pollution.
+
+Every test that runs terraform works on a copy of terraform/ under a temporary directory, with
+its own TF_DATA_DIR, so the repo tree never gains .terraform/ directories or state files.
+Missing tools fail the run loudly: an offline test that silently skips proves nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TERRAFORM_DIR = ROOT / "terraform"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def find_tool(name: str) -> str:
+    """A tool from the Python environment running pytest (the repo's .venv), else from PATH."""
+    candidates = [Path(sys.executable).parent / name, ROOT / ".venv" / "bin" / name]
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(
+            f"{name} is not installed (looked in {candidates[0].parent}, .venv/bin and PATH): "
+            "install the dev extras (`.venv/bin/pip install -e '.[dev]'`)",
+            pytrace=False,
+        )
+    return found
+
+
+def terraform_binary() -> str:
+    binary = os.environ.get("TERRAFORM") or shutil.which("terraform")
+    if binary is None and Path("/usr/local/bin/terraform").exists():
+        binary = "/usr/local/bin/terraform"
+    if binary is None:
+        pytest.fail(
+            "terraform is not installed: the Terraform tests need Terraform >= 1.9 on PATH",
+            pytrace=False,
+        )
+    return binary
+
+
+@dataclass
+class Result:
+    args: Sequence[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+def run(
+    args: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    check: bool = True,
+    timeout: float = 300,
+) -> Result:
+    proc = subprocess.run(
+        list(args),
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    result = Result(args, proc.returncode, proc.stdout, proc.stderr)
+    if check and proc.returncode != 0:
+        pytest.fail(
+            f"command failed ({proc.returncode}): {' '.join(args)}\n"
+            f"--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}",
+            pytrace=False,
+        )
+    return result
+
+
+def base_env(data_dir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        CHECKPOINT_DISABLE="1",
+        TF_IN_AUTOMATION="1",
+        TF_INPUT="0",
+        TF_DATA_DIR=str(data_dir),
+    )
+    # A CLI config that points at a missing file only produces a warning on every call.
+    config = env.get("TF_CLI_CONFIG_FILE")
+    if config and not Path(config).exists():
+        env["TF_CLI_CONFIG_FILE"] = os.devnull
+    env.pop("TF_LOG", None)
+    return env
+
+
+@dataclass
+class TerraformTree:
+    """A private copy of terraform/ plus the means to run terraform in it."""
+
+    root: Path
+    binary: str
+    data_root: Path
+
+    def env(self, name: str) -> dict[str, str]:
+        data_dir = self.data_root / name
+        data_dir.mkdir(parents=True, exist_ok=True)
+        return base_env(data_dir)
+
+    def terraform(
+        self, workdir: str, *args: str, data: str | None = None, check: bool = True
+    ) -> Result:
+        env = self.env(data or workdir.replace("/", "_"))
+        return run([self.binary, f"-chdir={self.root / workdir}", *args], env=env, check=check)
+
+
+def copy_terraform_tree(dest: Path) -> Path:
+    target = dest / "terraform"
+    shutil.copytree(
+        TERRAFORM_DIR,
+        target,
+        ignore=shutil.ignore_patterns(
+            ".terraform", "*.tfstate", "*.tfstate.*", ".terraform.lock.hcl"
+        ),
+    )
+    return target
+
+
+@pytest.fixture(scope="session")
+def terraform_tree(tmp_path_factory: pytest.TempPathFactory) -> TerraformTree:
+    base = tmp_path_factory.mktemp("tf")
+    return TerraformTree(copy_terraform_tree(base), terraform_binary(), base / "data")

@@ -1,0 +1,139 @@
+"""Every validation rule of modules/cdn_nodes fires on its own case, with the message a user sees.
+
+`terraform test` (tests/validation.tftest.hcl) only proves that *some* rule of a variable failed.
+This replays each of its runs with `terraform plan -json` and checks that exactly one error was
+raised and that it is the intended rule's message, and that no validation rule is left without
+a case.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import hcl
+from .conftest import TERRAFORM_DIR, TerraformTree
+
+MODULE = TERRAFORM_DIR / "modules" / "cdn_nodes"
+CASES_FILE = MODULE / "tests" / "validation.tftest.hcl"
+
+# run name -> the start of the one error message it must produce (None: the plan must succeed).
+EXPECTED: dict[str, str | None] = {
+    "accepts_the_base_input": None,
+    "rejects_empty_node_list": "nodes is empty",
+    "rejects_duplicate_node_names": "Node names must be unique",
+    "rejects_name_that_is_not_a_hostname": "Each node name must be hostname-like",
+    "rejects_node_without_disks": "Every node needs at least one data disk",
+    "rejects_disks_and_disk_set_together": "A node may give `disks` or `disk_set`, not both",
+    "rejects_unknown_media": "Unknown disk media",
+    "rejects_unknown_disk_set_media": "Unknown disk media",
+    "rejects_unknown_workload_type": "Unknown workload type",
+    "rejects_cache_without_upstreams": "A cache node needs at least one upstream",
+    "rejects_cache_keys_on_origin": "workload.upstreams, cache_key and inactive only apply",
+    "rejects_upstream_without_port": "Each upstream must be host:port",
+    "rejects_size_without_known_unit": "Sizes (memory, avg_object_size, disk size)",
+    "rejects_fractional_cores": "cores must be a whole number from 1 to 1024",
+    "rejects_bad_inactive_time": "workload.inactive must be an nginx time",
+    "rejects_unknown_disk_state": "Unknown disk state",
+    "rejects_unknown_filesystem": "Unknown filesystem",
+    "rejects_bad_disk_name": "A disk name must match",
+    "rejects_duplicate_disk_names": "Disk names must be unique within a node",
+    "rejects_duplicate_devices": "Disk devices must be paths under /dev/ and unique",
+    "rejects_relative_mount": "A disk mount must be an absolute path",
+    "rejects_nested_mounts": "Disk mounts must be unique and not nested",
+    "rejects_disk_set_beyond_sdz": "disk_set: count must be a whole number",
+    "rejects_bad_node_ansible_user": "ansible_user must be a plain Linux user name",
+    "rejects_port_out_of_range": "listen.port and status.port must be whole numbers",
+    "rejects_root_as_ansible_user": "ansible_user must be a plain, non-root Linux user name",
+    "rejects_empty_ssh_keys": "ssh_authorized_keys is empty",
+    "rejects_private_key_as_ssh_key": "Each SSH key must be one OpenSSH public-key line",
+    "rejects_bad_bootstrap_package": "bootstrap_packages entries must be plain package names",
+    "rejects_tuning_for_unknown_node": "tuning must map node names",
+    "rejects_node_without_address": "A node has no address",
+    "rejects_address_for_unknown_node": "`addresses` has a key that names no node",
+}
+
+
+def _cases() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    data = hcl.load(CASES_FILE)
+    defaults = {k: hcl.attr(data["variables"][0], k) for k in data["variables"][0]}
+    runs: dict[str, dict[str, Any]] = {}
+    for name, body in hcl.blocks(data, "run"):
+        variables = dict(defaults)
+        for block in body.get("variables", []):
+            variables.update({k: hcl.attr(block, k) for k in block})
+        runs[name] = variables
+    return defaults, runs
+
+
+def _validation_messages() -> list[str]:
+    messages: list[str] = []
+    for path in sorted(MODULE.glob("*.tf")):
+        for _, body in hcl.blocks(hcl.load(path), "variable"):
+            for rule in body.get("validation", []):
+                messages.append(" ".join(str(hcl.attr(rule, "error_message")).split()))
+        for _, body in hcl.blocks(hcl.load(path), "output"):
+            for rule in body.get("precondition", []):
+                messages.append(" ".join(str(hcl.attr(rule, "error_message")).split()))
+    return messages
+
+
+def test_every_run_has_an_expected_message() -> None:
+    _, runs = _cases()
+    assert sorted(runs) == sorted(EXPECTED)
+
+
+def test_every_rule_has_a_case() -> None:
+    messages = _validation_messages()
+    assert len(messages) >= 25
+    uncovered = [m for m in messages if not any(e and m.startswith(e) for e in EXPECTED.values())]
+    assert uncovered == [], "validation rules without a case in validation.tftest.hcl"
+
+
+@pytest.fixture(scope="module")
+def initialised(terraform_tree: TerraformTree) -> TerraformTree:
+    terraform_tree.terraform("modules/cdn_nodes", "init", "-backend=false", "-no-color")
+    return terraform_tree
+
+
+def _errors(stdout: str) -> list[str]:
+    errors = []
+    for line in stdout.splitlines():
+        if not line.startswith("{"):
+            continue
+        event = json.loads(line)
+        diagnostic = event.get("diagnostic") if event.get("type") == "diagnostic" else None
+        if diagnostic and diagnostic.get("severity") == "error":
+            errors.append(
+                " ".join(f"{diagnostic.get('summary', '')}: {diagnostic.get('detail', '')}".split())
+            )
+    return errors
+
+
+@pytest.mark.parametrize("run_name", sorted(EXPECTED))
+def test_case_fails_with_its_own_message(
+    initialised: TerraformTree, tmp_path: Path, run_name: str
+) -> None:
+    _, runs = _cases()
+    var_file = tmp_path / "case.tfvars.json"
+    var_file.write_text(json.dumps(runs[run_name]), encoding="utf-8")
+    result = initialised.terraform(
+        "modules/cdn_nodes",
+        "plan",
+        "-json",
+        "-input=false",
+        f"-var-file={var_file}",
+        data="modules_cdn_nodes",
+        check=False,
+    )
+    errors = _errors(result.stdout)
+    expected = EXPECTED[run_name]
+    if expected is None:
+        assert result.returncode == 0, errors or result.output
+        return
+    assert result.returncode != 0
+    assert len(errors) == 1, errors
+    assert expected in errors[0], errors[0]
