@@ -1,0 +1,193 @@
+# Action plugin: render a node's nginx.conf with the tpgen package on the controller
+# and install it on the node through the copy action (validate, check mode, diff).
+"""Render a tpgen spec on the controller and install the result on the node."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+
+from ansible import constants as C
+from ansible.module_utils.common.text.converters import to_bytes
+from ansible.plugins.action import ActionBase
+from ansible.utils.hashing import checksum_s
+
+# Arguments this plugin consumes; everything else goes to the copy action untouched.
+_OWN_ARGS = ("spec", "dest", "previous", "source", "render_only")
+
+_ARGUMENT_SPEC: dict[str, Any] = {
+    "spec": {"type": "dict", "required": True},
+    "dest": {"type": "path"},
+    "previous": {"type": "path"},
+    "source": {"type": "str"},
+    "render_only": {"type": "bool", "default": False},
+    "validate": {"type": "str"},
+    "owner": {"type": "str"},
+    "group": {"type": "str"},
+    "mode": {"type": "raw", "default": "0644"},
+}
+
+
+def _plain(value: Any) -> Any:
+    """Return value as plain dict/list/str/int/float/bool (Ansible passes tagged subclasses)."""
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind(value)
+    return value
+
+
+def _import_tpgen() -> Any:
+    """Import tpgen.api from the controller's Python or explain how to get it there."""
+    try:
+        from tpgen import api  # pylint: disable=import-outside-toplevel
+    except ImportError as exc:
+        raise RuntimeError(
+            f"the tpgen package is not importable from the Python that runs Ansible "
+            f"({sys.executable}): {exc}. Install it into that environment "
+            f"(pip install -e <repo>) or run ansible from the repo's .venv."
+        ) from exc
+    return api
+
+
+def _endpoint(node_spec: Any, name: str) -> dict[str, Any]:
+    """address and port of the spec's `listen` or `status` (after tpgen applied its defaults)."""
+    section = getattr(node_spec, name)
+    return {"address": str(section.address), "port": int(section.port)}
+
+
+def render(spec: dict[str, Any], source: str) -> dict[str, Any]:
+    """Render a spec mapping with tpgen; raise tpgen's SpecError when the spec is invalid.
+
+    Returns the config text, the plan's disk layout and the listen/status endpoints.
+    """
+    api = _import_tpgen()
+    data = _plain(spec)
+    node_spec = api.spec_from_mapping(data, source=source)
+    plan = api.plan_for(node_spec, source)
+    return {
+        "text": api.render_config(plan, source),
+        "disks": [_plain(dict(disk)) for disk in api.disk_layout(plan)],
+        "listen": _endpoint(node_spec, "listen"),
+        "status": _endpoint(node_spec, "status"),
+    }
+
+
+class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no type hints
+    """Render with tpgen, save the live config as the previous one, copy the new one."""
+
+    TRANSFERS_FILES = True
+
+    def run(self, tmp: Any = None, task_vars: dict[str, Any] | None = None) -> dict[str, Any]:
+        task_vars = task_vars or {}
+        result: dict[str, Any] = super().run(tmp, task_vars)
+        del tmp
+
+        _, args = self.validate_argument_spec(argument_spec=_ARGUMENT_SPEC)
+        hostname = task_vars.get("inventory_hostname", "<host>")
+        source = args["source"] or f"tpgen_spec of {hostname}"
+
+        try:
+            api = _import_tpgen()
+        except RuntimeError as exc:
+            return {**result, "failed": True, "msg": str(exc)}
+
+        try:
+            rendered = render(args["spec"], source)
+        except api.SpecError as exc:
+            problems = str(exc).splitlines()
+            return {
+                **result,
+                "failed": True,
+                "msg": "tpgen rejected the spec (nothing was changed on the node):\n" + str(exc),
+                "tpgen_errors": problems,
+            }
+
+        text = rendered["text"]
+        result.update(
+            tpgen_checksum=checksum_s(text),
+            tpgen_disks=rendered["disks"],
+            tpgen_listen=rendered["listen"],
+            tpgen_status=rendered["status"],
+            tpgen_source=source,
+        )
+        if args["render_only"]:
+            result.update(changed=False, msg=f"{source}: renders ({len(text.splitlines())} lines)")
+            return result
+
+        dest = args["dest"]
+        if not dest:
+            return {**result, "failed": True, "msg": "dest is required unless render_only is true"}
+
+        try:
+            return self._install(result, text, dest, args["previous"], task_vars)
+        finally:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+
+    def _install(
+        self,
+        result: dict[str, Any],
+        text: str,
+        dest: str,
+        previous: str | None,
+        task_vars: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Keep the live file as `previous` when it is about to change, then copy `text`."""
+        live = self._execute_remote_stat(dest, all_vars=task_vars, follow=True)
+        will_change = not live["exists"] or live.get("checksum") != result["tpgen_checksum"]
+        result["previous"] = None
+        if previous and live["exists"] and will_change:
+            saved = self._execute_module(
+                module_name="ansible.legacy.copy",
+                module_args={"src": dest, "dest": previous, "remote_src": True, "mode": "preserve"},
+                task_vars=task_vars,
+            )
+            if saved.get("failed"):
+                return {
+                    **result,
+                    "failed": True,
+                    "msg": f"could not keep the live {dest} as {previous}: {saved.get('msg')}",
+                }
+            result["previous"] = previous
+
+        new_task = self._task.copy()
+        for name in _OWN_ARGS:
+            new_task.args.pop(name, None)
+        new_task.args.setdefault("mode", "0644")
+
+        local_tempdir = tempfile.mkdtemp(dir=C.DEFAULT_LOCAL_TMP)
+        try:
+            rendered = os.path.join(local_tempdir, os.path.basename(dest))
+            with open(to_bytes(rendered, errors="surrogate_or_strict"), "wb") as handle:
+                handle.write(to_bytes(text, errors="surrogate_or_strict"))
+            new_task.args.update({"src": rendered, "dest": dest})
+            copy_action = self._shared_loader_obj.action_loader.get(
+                "ansible.legacy.copy",
+                task=new_task,
+                connection=self._connection,
+                play_context=self._play_context,
+                loader=self._loader,
+                templar=self._templar,
+                shared_loader_obj=self._shared_loader_obj,
+            )
+            copied: dict[str, Any] = copy_action.run(task_vars=task_vars)
+        finally:
+            shutil.rmtree(to_bytes(local_tempdir, errors="surrogate_or_strict"))
+
+        merged = {**result, **copied}
+        if copied.get("failed"):
+            detail = str(copied.get("stderr") or copied.get("stdout") or "").strip()
+            reason = copied.get("msg", "copy failed")
+            merged["msg"] = (
+                f"the rendered config was rejected on the node ({reason}); "
+                f"{dest} was not changed and the running nginx keeps its config"
+                + (f":\n{detail}" if detail else "")
+            )
+        return merged

@@ -1,0 +1,61 @@
+"""Shared helpers for the Ansible plugin, role and inventory tests."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def ansible_tool(name: str) -> str:
+    """Path of an Ansible CLI next to this Python (the venv that also holds tpgen)."""
+    path = BIN / name
+    if path.exists():
+        return str(path)
+    found = shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} is not installed next to {sys.executable}")
+    return found
+
+
+def ansible_env(**extra: str) -> dict[str, str]:
+    """Environment that runs Ansible with the repo's ansible.cfg and this Python's tpgen."""
+    env = dict(os.environ)
+    env.update(
+        ANSIBLE_CONFIG=str(REPO / "ansible.cfg"),
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_LOCAL_TEMP=str(Path(os.environ.get("TMPDIR", "/tmp")) / "tpgen-ansible-tests"),
+        PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+    )
+    env.update(extra)
+    return env
+
+
+def run_ansible(args: list[str], **extra_env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args, env=ansible_env(**extra_env), cwd=REPO, text=True, capture_output=True, check=False
+    )
+
+
+def load_filters() -> ModuleType:
+    """The filter plugin module, loaded from its file as Ansible does."""
+    path = REPO / "plugins" / "filter" / "tpgen_filters.py"
+    spec = importlib.util.spec_from_file_location("tpgen_filters_under_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def filters() -> ModuleType:
+    return load_filters()

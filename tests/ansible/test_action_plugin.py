@@ -1,0 +1,183 @@
+"""The tpgen_config action plugin, run by ansible-playbook against localhost."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from tpgen.api import plan_for, render_config, spec_from_mapping
+
+from tests.ansible.conftest import ansible_tool, run_ansible
+
+REJECT = "/bin/sh -c 'echo \"nginx: [emerg] rejected by the test in $0\" >&2; exit 1' %s"
+
+
+def make_spec(root: Path, port: int = 28598) -> dict[str, Any]:
+    return {
+        "node": {"name": "unit-test", "cores": 2, "memory": "4GiB"},
+        "workload": {"type": "cache", "upstreams": ["127.0.0.1:28599"]},
+        "listen": {"address": "127.0.0.1", "port": port},
+        "status": {"address": "127.0.0.1", "port": 28597},
+        "disks": [
+            {
+                "name": "d1",
+                "device": "/dev/sdx",
+                "mount": str(root / "d1"),
+                "size": "1GiB",
+                "media": "hdd",
+            },
+            {
+                "name": "d2",
+                "device": "/dev/sdy",
+                "mount": str(root / "d2"),
+                "size": "1GiB",
+                "media": "hdd",
+            },
+        ],
+    }
+
+
+def expected_text(spec: dict[str, Any]) -> str:
+    source = "tpgen_spec of localhost"
+    return render_config(plan_for(spec_from_mapping(spec, source), source), source)
+
+
+def apply(
+    tmp_path: Path,
+    spec: dict[str, Any],
+    *,
+    validate: str = "/bin/grep -q thread_pool %s",
+    check: bool = False,
+) -> tuple[dict[str, Any], str]:
+    """Run tpgen_config once; return its registered result and the playbook output."""
+    out = tmp_path / "result.json"
+    out.unlink(missing_ok=True)
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(
+        yaml.safe_dump(
+            [
+                {
+                    "name": "Run tpgen_config",
+                    "hosts": "localhost",
+                    "gather_facts": False,
+                    "tasks": [
+                        {
+                            "name": "Install the config",
+                            "tpgen_config": {
+                                "spec": spec,
+                                "dest": str(tmp_path / "etc" / "nginx.conf"),
+                                "previous": str(tmp_path / "etc" / "nginx.conf.tpgen-prev"),
+                                "validate": validate,
+                            },
+                            "register": "result",
+                            "ignore_errors": True,
+                        },
+                        {
+                            "name": "Save the result",
+                            "ansible.builtin.copy": {
+                                "content": "{{ result | to_json }}",
+                                "dest": str(out),
+                                "mode": "0600",
+                            },
+                            "check_mode": False,
+                        },
+                    ],
+                }
+            ]
+        )
+    )
+    args = [
+        ansible_tool("ansible-playbook"),
+        "-i",
+        "localhost,",
+        "-c",
+        "local",
+        "-e",
+        f"ansible_python_interpreter={sys.executable}",
+        str(playbook),
+    ]
+    if check:
+        args.append("--check")
+    proc = run_ansible(args)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(out.read_text()), proc.stdout + proc.stderr
+
+
+@pytest.fixture
+def etc(tmp_path: Path) -> Path:
+    path = tmp_path / "etc"
+    path.mkdir()
+    return path
+
+
+def test_installs_the_rendered_config_and_reports_the_plan(tmp_path: Path, etc: Path) -> None:
+    spec = make_spec(tmp_path)
+    result, _ = apply(tmp_path, spec)
+    assert result["changed"] is True
+    assert not result.get("failed")
+    assert (etc / "nginx.conf").read_text() == expected_text(spec)
+    assert result["previous"] is None, "there was no config to keep"
+    assert not (etc / "nginx.conf.tpgen-prev").exists()
+    assert [disk["name"] for disk in result["tpgen_disks"]] == ["d1", "d2"]
+    assert result["tpgen_listen"] == {"address": "127.0.0.1", "port": 28598}
+    assert result["tpgen_status"] == {"address": "127.0.0.1", "port": 28597}
+
+
+def test_a_second_run_changes_nothing(tmp_path: Path, etc: Path) -> None:
+    spec = make_spec(tmp_path)
+    apply(tmp_path, spec)
+    result, _ = apply(tmp_path, spec)
+    assert result["changed"] is False
+    assert result["previous"] is None
+    assert not (etc / "nginx.conf.tpgen-prev").exists()
+
+
+def test_keeps_the_replaced_config_as_previous(tmp_path: Path, etc: Path) -> None:
+    (etc / "nginx.conf").write_text("# the config that was live\n")
+    spec = make_spec(tmp_path)
+    result, _ = apply(tmp_path, spec)
+    assert result["changed"] is True
+    assert result["previous"] == str(etc / "nginx.conf.tpgen-prev")
+    assert (etc / "nginx.conf.tpgen-prev").read_text() == "# the config that was live\n"
+    assert (etc / "nginx.conf").read_text() == expected_text(spec)
+
+
+def test_check_mode_reports_the_change_and_writes_nothing(tmp_path: Path, etc: Path) -> None:
+    (etc / "nginx.conf").write_text("# live\n")
+    result, _ = apply(tmp_path, make_spec(tmp_path), check=True)
+    assert result["changed"] is True
+    assert (etc / "nginx.conf").read_text() == "# live\n"
+    assert not (etc / "nginx.conf.tpgen-prev").exists()
+
+
+def test_a_bad_spec_fails_cleanly_and_touches_nothing(tmp_path: Path, etc: Path) -> None:
+    (etc / "nginx.conf").write_text("# live\n")
+    spec = make_spec(tmp_path)
+    spec["disks"][1]["mount"] = spec["disks"][0]["mount"]
+    spec["workload"]["upstreams"] = []
+    result, output = apply(tmp_path, spec)
+    assert result["failed"] is True
+    assert result["msg"].startswith("tpgen rejected the spec (nothing was changed on the node):\n")
+    assert result["tpgen_errors"], result
+    assert all(line.startswith("tpgen_spec of localhost: ") for line in result["tpgen_errors"])
+    assert any("disks" in line and "mount" in line for line in result["tpgen_errors"])
+    assert any(
+        line.startswith("tpgen_spec of localhost: workload.upstreams")
+        for line in result["tpgen_errors"]
+    )
+    assert "Traceback" not in output
+    assert (etc / "nginx.conf").read_text() == "# live\n"
+    assert not (etc / "nginx.conf.tpgen-prev").exists()
+
+
+def test_a_config_the_node_rejects_is_not_installed(tmp_path: Path, etc: Path) -> None:
+    (etc / "nginx.conf").write_text("# live\n")
+    result, _ = apply(tmp_path, make_spec(tmp_path), validate=REJECT)
+    assert result["failed"] is True
+    assert "was not changed" in result["msg"]
+    assert "nginx: [emerg] rejected by the test" in result["msg"]
+    assert (etc / "nginx.conf").read_text() == "# live\n"

@@ -1,0 +1,117 @@
+"""The filter plugin against the real tpgen package (no Ansible run needed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+from tpgen.api import disk_for_key, disk_layout, plan_for, spec_from_mapping
+
+SPEC: dict[str, Any] = {
+    "node": {"name": "edge-test-01"},
+    "workload": {"type": "cache", "upstreams": ["127.0.0.1:28501"]},
+    "listen": {"address": "127.0.0.1", "port": 28502},
+    "status": {"address": "127.0.0.1", "port": 28503},
+    "disks": [
+        {
+            "name": "d1",
+            "device": "/dev/loop0",
+            "mount": "/srv/cache/d1",
+            "size": "1GiB",
+            "media": "hdd",
+        },
+        {
+            "name": "d2",
+            "device": "/dev/loop1",
+            "mount": "/srv/cache/d2",
+            "size": "1GiB",
+            "media": "hdd",
+        },
+        {
+            "name": "d3",
+            "device": "/dev/loop2",
+            "mount": "/srv/cache/d3",
+            "size": "2GiB",
+            "media": "hdd",
+        },
+    ],
+}
+FULL = {**SPEC, "node": {"name": "edge-test-01", "cores": 2, "memory": "4GiB"}}
+KEYS = [f"httplocalhost/objects/{n}.bin" for n in range(40)]
+
+
+def test_node_spec_fills_only_what_the_spec_leaves_out(filters: ModuleType) -> None:
+    merged = filters.tpgen_node_spec(SPEC, name="ignored-name", cores=8, memory_mb=32093)
+    assert merged["node"] == {"name": "edge-test-01", "cores": 8, "memory": "32093MiB"}
+    assert merged["disks"] == SPEC["disks"]
+    assert "cores" not in SPEC["node"], "the input spec must not be modified"
+
+
+def test_node_spec_keeps_values_the_spec_sets(filters: ModuleType) -> None:
+    merged = filters.tpgen_node_spec(FULL, name="other", cores=64, memory_mb=1)
+    assert merged["node"] == FULL["node"]
+
+
+def test_node_spec_without_node_takes_everything_from_facts(filters: ModuleType) -> None:
+    bare = {key: value for key, value in SPEC.items() if key != "node"}
+    merged = filters.tpgen_node_spec(bare, name="n1.example.net", cores="4", memory_mb="2048")
+    assert merged["node"] == {"name": "n1.example.net", "cores": 4, "memory": "2048MiB"}
+
+
+def test_node_spec_skips_missing_facts(filters: ModuleType) -> None:
+    merged = filters.tpgen_node_spec({"node": {}}, name="n1", cores=None, memory_mb=None)
+    assert merged["node"] == {"name": "n1"}
+
+
+def test_node_spec_rejects_a_non_mapping(filters: ModuleType) -> None:
+    with pytest.raises(filters.AnsibleFilterError, match="expected a mapping, got list"):
+        filters.tpgen_node_spec(["not", "a", "spec"])
+
+
+def test_disk_layout_is_the_plan_layout(filters: ModuleType) -> None:
+    expected = disk_layout(plan_for(spec_from_mapping(FULL)))
+    layout = filters.tpgen_disk_layout(FULL)
+    assert layout == expected
+    assert [disk["dir"] for disk in layout] == [
+        "/srv/cache/d1/cache",
+        "/srv/cache/d2/cache",
+        "/srv/cache/d3/cache",
+    ]
+
+
+def test_disk_for_key_matches_the_library(filters: ModuleType) -> None:
+    plan = plan_for(spec_from_mapping(FULL))
+    expected = [disk_for_key(plan, key) for key in KEYS]
+    assert filters.tpgen_disk_for_key(FULL, KEYS) == expected
+    assert filters.tpgen_disk_for_key(FULL, KEYS[0]) == expected[0]
+    assert set(expected) == {"d1", "d2", "d3"}, "40 keys over 3 disks should reach every disk"
+
+
+def test_disk_for_key_matches_tpgen_locate(filters: ModuleType, tmp_path: Path) -> None:
+    spec_file = tmp_path / "spec.yaml"
+    spec_file.write_text(yaml.safe_dump(FULL))
+    out = subprocess.run(
+        [sys.executable, "-m", "tpgen", "locate", str(spec_file), *KEYS],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    located = {line.split("\t")[0]: line.split("\t")[2] for line in out.splitlines() if line}
+    assert [located[key] for key in KEYS] == filters.tpgen_disk_for_key(FULL, KEYS)
+
+
+def test_a_bad_spec_fails_with_tpgen_problems_and_no_traceback(filters: ModuleType) -> None:
+    bad = {**FULL, "disks": [{**FULL["disks"][0], "size": "lots", "colour": "red"}]}
+    with pytest.raises(filters.AnsibleFilterError) as caught:
+        filters.tpgen_disk_layout(bad, source="host_vars/x.yml")
+    message = str(caught.value)
+    assert message.startswith("tpgen rejected the spec:\n")
+    problems = message.splitlines()[1:]
+    assert any(line.startswith("host_vars/x.yml: disks.0.size: ") for line in problems), problems
+    assert any(line.startswith("host_vars/x.yml: disks.0.colour: ") for line in problems), problems
+    assert "Traceback" not in message

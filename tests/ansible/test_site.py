@@ -1,0 +1,38 @@
+"""site.yml: parses with every role and plugin it names, and keeps its fleet settings."""
+
+from __future__ import annotations
+
+import yaml
+
+from tests.ansible.conftest import REPO, ansible_tool, run_ansible
+
+
+def test_site_yml_passes_the_syntax_check_with_both_inventories() -> None:
+    for inventory in ("example", "molecule"):
+        proc = run_ansible(
+            [
+                ansible_tool("ansible-playbook"),
+                "--syntax-check",
+                "-i",
+                str(REPO / "inventories" / inventory),
+                str(REPO / "site.yml"),
+            ]
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_site_yml_checks_the_spec_first_then_runs_the_roles_in_order() -> None:
+    (play,) = yaml.safe_load((REPO / "site.yml").read_text())
+    assert play["hosts"] == "storage_nodes"
+    assert play["serial"] == "{{ tpgen_serial | default('25%') }}"
+    assert play["max_fail_percentage"] == "{{ tpgen_max_fail_percentage | default(0) }}"
+    (pre_task,) = play["pre_tasks"]
+    assert pre_task["ansible.builtin.include_role"] == {
+        "name": "nginx_tpconfig",
+        "tasks_from": "spec",
+    }
+    assert [role["role"] for role in play["roles"]] == [
+        "nginx_install",
+        "storage_disks",
+        "nginx_tpconfig",
+    ]
