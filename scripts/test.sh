@@ -41,8 +41,8 @@ python_deps() {
 }
 
 lint() {
-  ruff check generator tests bench plugins
-  ruff format --check generator tests bench plugins
+  ruff check generator tests bench plugins molecule
+  ruff format --check generator tests bench plugins molecule
   mypy
   yamllint --strict .
   ansible-lint --profile production

@@ -1,0 +1,192 @@
+"""Testinfra checks of the disks scenario: storage_disks + nginx_install (distro)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCENARIO = Path(__file__).resolve().parent.parent
+NGINX_USER = "www-data"
+MOUNT_OPTS = "noatime,nofail,x-systemd.device-timeout=10s"
+
+LIVE_DISKS = [
+    # name, device, mount, filesystem
+    ("d1", "/dev/sdb", "/srv/cache/d1", "xfs"),
+    ("d2", "/dev/sdc", "/srv/cache/d2", "ext4"),
+]
+
+
+def run_playbook(playbook: str, extra_vars: dict[str, object]) -> subprocess.CompletedProcess[str]:
+    """Run a scenario playbook against the Molecule inventory, as the converge step does."""
+    exe = Path(sys.executable).with_name("ansible-playbook")
+    cmd = [
+        str(exe) if exe.exists() else (shutil.which("ansible-playbook") or "ansible-playbook"),
+        "-i",
+        os.environ["MOLECULE_INVENTORY_FILE"],
+        str(SCENARIO / playbook),
+        "-e",
+        json.dumps(extra_vars),
+    ]
+    env = dict(
+        os.environ,
+        ANSIBLE_STDOUT_CALLBACK="ansible.builtin.default",
+        ANSIBLE_CALLBACK_RESULT_FORMAT="json",
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_FORCE_COLOR="0",
+    )
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False, env=env)
+    # Failures go to stderr or stdout depending on the callback settings: look at both.
+    result.stdout = result.stdout + result.stderr
+    return result
+
+
+def blkid(host, device: str, tag: str) -> str:
+    return host.check_output(f"blkid -p -s {tag} -o value {device} || true").strip()
+
+
+def first_mib_sha256(host, device: str) -> str:
+    return host.check_output(f"head -c 1048576 {device} | sha256sum").split()[0]
+
+
+# --- nginx_install, distro path -------------------------------------------------------------------
+
+
+def test_nginx_is_built_with_threads(host):
+    out = host.run("nginx -V")
+    assert out.rc == 0
+    assert "--with-threads" in out.stderr
+
+
+def test_nginx_package_did_not_start_a_default_site(host):
+    # policy_rc_d 101 kept the postinst from starting nginx; the role never starts it.
+    assert host.package("nginx").is_installed
+    assert not host.service("nginx").is_running
+    assert host.service("nginx").is_enabled
+    assert host.process.filter(comm="nginx") == []
+    assert not host.file("/etc/nginx/sites-enabled/default").exists
+    assert not host.file("/usr/sbin/policy-rc.d").exists
+
+
+# --- storage_disks --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "device", "mount", "fstype"), LIVE_DISKS)
+def test_disk_is_mounted_by_uuid(host, name, device, mount, fstype):
+    uuid = blkid(host, device, "UUID")
+    assert blkid(host, device, "TYPE") == fstype
+    assert uuid
+    fstab = [line.split() for line in host.file("/etc/fstab").content_string.splitlines()]
+    assert [f"UUID={uuid}", mount, fstype, MOUNT_OPTS, "0", "0"] in fstab
+    mp = host.mount_point(mount)
+    assert mp.exists
+    assert mp.filesystem == fstype
+    assert "noatime" in mp.options
+    # The mounted filesystem is the one on the spec's device.
+    assert host.check_output(f"findmnt -n -o UUID {mount}").strip() == uuid
+
+
+@pytest.mark.parametrize(("name", "device", "mount", "fstype"), LIVE_DISKS)
+def test_cache_directory_belongs_to_nginx(host, name, device, mount, fstype):
+    d = host.file(f"{mount}/cache")
+    assert d.is_directory
+    assert d.user == NGINX_USER
+    assert d.group == NGINX_USER
+    assert d.mode == 0o700
+    # The directory is on the disk, not on the container's root filesystem.
+    assert host.check_output(f"findmnt -n -o TARGET --target {mount}/cache").strip() == mount
+
+
+def test_failed_disk_is_unmounted_and_left_alone(host):
+    assert not host.mount_point("/srv/cache/d3").exists
+    # Same filesystem as before the run (not reformatted), marker still on it, no cache dir.
+    assert blkid(host, "/dev/sdd", "UUID") == host.file("/root/d3.uuid").content_string.strip()
+    listing = host.check_output(
+        "mkdir -p /mnt/d3-check && mount -o ro /dev/sdd /mnt/d3-check && ls -A /mnt/d3-check;"
+        " umount /mnt/d3-check"
+    )
+    assert listing.split() == ["marker"]
+
+
+@pytest.mark.parametrize(
+    ("device", "found"),
+    [
+        ("/dev/sde", "it holds ext4"),
+        ("/dev/sdf", "it holds data without a known signature"),
+    ],
+)
+def test_refuses_to_format_a_device_that_holds_something_else(host, device, found):
+    before = (blkid(host, device, "UUID"), first_mib_sha256(host, device))
+    result = run_playbook("check-format.yml", {"check_device": device})
+    assert result.returncode != 0, result.stdout
+    assert f"Refusing to format disk check ({device}): {found}" in result.stdout
+    assert "storage_disks_allow_format=true" in result.stdout
+    assert (blkid(host, device, "UUID"), first_mib_sha256(host, device)) == before
+    assert not host.mount_point("/srv/check").exists
+
+
+# --- nginx_install, official path (offline: a local key stands in for nginx.org's) ------------
+
+
+@pytest.fixture
+def official_repo_files(host):
+    yield
+    host.run(
+        "rm -f /etc/apt/sources.list.d/nginx.sources /etc/apt/preferences.d/99nginx"
+        " /usr/share/keyrings/nginx-archive-keyring.gpg"
+    )
+
+
+def test_official_repo_refuses_a_key_that_is_not_pinned(host, official_repo_files):
+    result = run_playbook("check-official.yml", {"check_pin_own_key": False})
+    assert result.returncode != 0, result.stdout
+    assert "which are not all in nginx_install_official_key_fingerprints" in result.stdout
+    assert not host.file("/usr/share/keyrings/nginx-archive-keyring.gpg").exists
+    assert not host.file("/etc/apt/sources.list.d/nginx.sources").exists
+
+
+def test_official_repo_installs_the_pinned_key_and_the_source(host, official_repo_files):
+    result = run_playbook("check-official.yml", {"check_pin_own_key": True})
+    assert result.returncode == 0, result.stdout
+    fpr = host.file("/root/test-signing.fpr").content_string.strip()
+    keyring = host.file("/usr/share/keyrings/nginx-archive-keyring.gpg")
+    assert keyring.mode == 0o644
+    shown = host.check_output(
+        "gpg --batch --with-colons --show-keys /usr/share/keyrings/nginx-archive-keyring.gpg"
+    )
+    assert f"fpr:::::::::{fpr}:" in shown
+    source = host.file("/etc/apt/sources.list.d/nginx.sources").content_string
+    assert "URIs: https://nginx.org/packages/debian\n" in source
+    assert "Suites: bookworm\n" in source
+    assert "Components: nginx\n" in source
+    assert "Signed-By: /usr/share/keyrings/nginx-archive-keyring.gpg\n" in source
+    prefs = host.file("/etc/apt/preferences.d/99nginx").content_string
+    assert "Pin: origin nginx.org\n" in prefs
+    assert "Pin-Priority: 900\n" in prefs
+
+
+# --- last: changes the junk disk ------------------------------------------------------------------
+
+
+@pytest.fixture
+def junk_disk_restored(host):
+    """Put the junk disk back as prepare left it, so verify can run again."""
+    yield
+    host.run(
+        "umount /srv/check; sed -i '\\| /srv/check |d' /etc/fstab;"
+        " dd if=/dev/urandom of=/dev/sdf bs=1M count=1 conv=fsync status=none"
+    )
+
+
+def test_formats_a_used_device_only_when_allowed(host, junk_disk_restored):
+    result = run_playbook(
+        "check-format.yml", {"check_device": "/dev/sdf", "check_allow_format": True}
+    )
+    assert result.returncode == 0, result.stdout
+    assert blkid(host, "/dev/sdf", "TYPE") == "xfs"
+    assert host.mount_point("/srv/check").filesystem == "xfs"

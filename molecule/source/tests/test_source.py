@@ -1,0 +1,80 @@
+"""Testinfra checks of the source scenario: nginx_install built from a source tarball."""
+
+from __future__ import annotations
+
+import pytest
+
+BUILD_LOG = "/var/lib/nginx/tpgen-source-builds.log"
+REQUIRED_FLAGS = [
+    "--with-threads",
+    "--with-file-aio",
+    "--with-http_stub_status_module",
+    "--with-http_ssl_module",
+    "--with-http_slice_module",
+    "--with-http_mp4_module",
+    "--user=www-data",
+    "--group=www-data",
+]
+EXTRA_FLAG = "--with-http_realip_module"  # added by side_effect.yml
+
+
+def configure_args(host) -> list[str]:
+    out = host.run("/usr/sbin/nginx -V")
+    assert out.rc == 0, out.stderr
+    lines = [line for line in out.stderr.splitlines() if line.startswith("configure arguments: ")]
+    assert len(lines) == 1
+    return lines[0].removeprefix("configure arguments: ").split()
+
+
+def test_version_is_the_tarballs(host):
+    assert "nginx version: nginx/1.22.1" in host.run("/usr/sbin/nginx -V").stderr
+
+
+@pytest.mark.parametrize("flag", [*REQUIRED_FLAGS, EXTRA_FLAG])
+def test_binary_has_flag(host, flag):
+    assert flag in configure_args(host)
+
+
+def test_flag_change_rebuilt_exactly_once(host):
+    builds = host.file(BUILD_LOG).content_string.splitlines()
+    # converge (build 1), idempotence (none), side effect with the new flag (build 2),
+    # idempotence again (none).
+    assert len(builds) == 2, builds
+    assert EXTRA_FLAG not in builds[0].split()
+    assert EXTRA_FLAG in builds[1].split()
+    # The installed binary is the one from the last build.
+    assert builds[1].split()[2:] == configure_args(host)
+
+
+def test_systemd_unit_is_installed_enabled_and_not_started(host):
+    unit = host.file("/etc/systemd/system/nginx.service")
+    assert unit.exists
+    assert "ExecStart=/usr/sbin/nginx " in unit.content_string
+    svc = host.service("nginx")
+    assert svc.is_enabled
+    assert not svc.is_running
+
+
+def test_thread_pools_and_modules_work(host):
+    """A config with thread_pool, aio threads and the built modules passes nginx -t."""
+    conf = """
+user www-data;
+pid /tmp/tpgen-test-nginx.pid;
+error_log stderr;
+thread_pool pool_d1 threads=4 max_queue=1024;
+events { worker_connections 64; }
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:28097;
+        location / { aio threads=pool_d1; sendfile on; slice 1m; }
+        location /v { mp4; }
+        location = /nginx_status { stub_status; }
+        set_real_ip_from 127.0.0.1;
+    }
+}
+"""
+    host.run(f"cat > /tmp/tpgen-test-nginx.conf <<'EOF'\n{conf}\nEOF")
+    out = host.run("/usr/sbin/nginx -t -c /tmp/tpgen-test-nginx.conf")
+    assert out.rc == 0, out.stderr
+    assert "test is successful" in out.stderr

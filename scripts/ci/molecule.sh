@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Run the Molecule scenarios (molecule/*/molecule.yml) one after the other and print the wall
+# time of each (create -> destroy). Sets up what they need: docker.io, debootstrap, xfsprogs,
+# a running docker daemon and the offline base image (see molecule/common/README.md).
+#
+#   scripts/ci/molecule.sh                 # every scenario
+#   scripts/ci/molecule.sh disks source    # only these
+#
+# Environment: TPGEN_MOLECULE_IMAGE (another image, e.g. debian:bookworm on a networked machine:
+# the base image is then not built), TPGEN_VENV_BIN (default <repo>/.venv/bin).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+export PATH="${TPGEN_VENV_BIN:-$root/.venv/bin}:$PATH"
+base_image="${TPGEN_MOLECULE_BASE_IMAGE:-tpgen-molecule-base:bookworm}"
+image="${TPGEN_MOLECULE_IMAGE:-$base_image}"
+
+log() { echo "molecule.sh: $*"; }
+
+# --- system packages ------------------------------------------------------------------------------
+missing=()
+command -v docker >/dev/null || missing+=(docker.io)
+command -v mkfs.xfs >/dev/null || missing+=(xfsprogs)
+command -v losetup >/dev/null || missing+=(util-linux)
+if [[ "$image" == "$base_image" ]]; then
+    command -v debootstrap >/dev/null || missing+=(debootstrap)
+fi
+if [[ ${#missing[@]} -gt 0 ]]; then
+    log "installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+for tool in molecule ansible-playbook pytest; do
+    command -v "$tool" >/dev/null || { log "$tool not found: install the dev extra (scripts/install.sh with TPGEN_EXTRAS='.[dev]')" >&2; exit 2; }
+done
+
+# --- docker daemon: share a running one, else start one --------------------------------------------
+if ! docker info >/dev/null 2>&1; then
+    if pgrep -x dockerd >/dev/null; then
+        log "dockerd is starting, waiting for it"
+    else
+        log "starting dockerd (log: /var/log/dockerd.log)"
+        nohup dockerd --iptables=false --ip-masq=false >/var/log/dockerd.log 2>&1 &
+    fi
+    for _ in $(seq 1 60); do
+        docker info >/dev/null 2>&1 && break
+        sleep 1
+    done
+    docker info >/dev/null 2>&1 || { log "docker daemon did not come up; see /var/log/dockerd.log" >&2; exit 1; }
+fi
+
+# --- base image (cached: skipped when it exists) -------------------------------------------------
+if [[ "$image" == "$base_image" ]]; then
+    molecule/common/build-base-image.sh
+fi
+
+# --- scenarios ----------------------------------------------------------------------------------
+if [[ $# -gt 0 ]]; then
+    scenarios=("$@")
+else
+    scenarios=()
+    for f in molecule/*/molecule.yml; do
+        scenarios+=("$(basename "$(dirname "$f")")")
+    done
+fi
+[[ ${#scenarios[@]} -gt 0 ]] || { log "no scenarios under molecule/" >&2; exit 1; }
+
+[[ -t 1 ]] || export NO_COLOR=1 ANSIBLE_NOCOLOR=1 PY_COLORS=0
+results=()
+failed=0
+for s in "${scenarios[@]}"; do
+    log "=== scenario $s"
+    start=$SECONDS
+    if molecule test -s "$s"; then status=ok; else status=FAILED; failed=1; fi
+    results+=("$(printf '%-14s %-7s %5ss' "$s" "$status" $((SECONDS - start)))")
+    log "=== scenario $s: $status in $((SECONDS - start))s"
+done
+
+log "per-scenario wall times (create -> destroy):"
+printf '  %s\n' "${results[@]}"
+exit "$failed"
