@@ -31,8 +31,13 @@ def _spec(disks: int) -> dict[str, object]:
             "avg_object_size": "4MiB",
         },
         "disks": [
-            {"name": f"d{i}", "device": f"/dev/disk{i}", "mount": f"/srv/cache/d{i}",
-             "size": "16TB", "media": "hdd"}
+            {
+                "name": f"d{i}",
+                "device": f"/dev/disk{i}",
+                "mount": f"/srv/cache/d{i}",
+                "size": "16TB",
+                "media": "hdd",
+            }
             for i in range(disks)
         ],
     }
@@ -49,8 +54,10 @@ def _median_ms(action: Callable[[], object], runs: int) -> tuple[float, float]:
 
 
 def plan_render_figures(runs: int = 30) -> list[str]:
-    lines = ["plan+render, in-process (goal: 64 disks < 50 ms median)",
-             f"  {'disks':>5}  {'median ms':>9}  {'p90 ms':>7}  {'config lines':>12}"]
+    lines = [
+        "plan+render, in-process (goal: 64 disks < 50 ms median)",
+        f"  {'disks':>5}  {'median ms':>9}  {'p90 ms':>7}  {'config lines':>12}",
+    ]
     for disks in (3, 12, 24, 64):
         data = _spec(disks)
 
@@ -94,10 +101,18 @@ def remap_figures() -> list[str]:
         removed = assign_buckets(weights[:-1], BUCKETS)
         added = assign_buckets([*weights, (f"d{count + 1}", 1.0)], BUCKETS)
         cases = [
-            ("remove", 1 / count, moved_buckets(before, removed),
-             moved_buckets(_naive(names), _naive(names[:-1]))),
-            ("add", 1 / (count + 1), moved_buckets(before, added),
-             moved_buckets(_naive(names), _naive([*names, f"d{count + 1}"]))),
+            (
+                "remove",
+                1 / count,
+                moved_buckets(before, removed),
+                moved_buckets(_naive(names), _naive(names[:-1])),
+            ),
+            (
+                "add",
+                1 / (count + 1),
+                moved_buckets(before, added),
+                moved_buckets(_naive(names), _naive([*names, f"d{count + 1}"])),
+            ),
         ]
         for change, optimal, ours, naive in cases:
             tp, nv = len(ours) / BUCKETS, len(naive) / BUCKETS
