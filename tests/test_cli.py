@@ -147,3 +147,13 @@ def test_console_script_runs_as_a_process() -> None:
         [sys.executable, "-m", "tpgen", "--version"], capture_output=True, text=True, check=False
     )
     assert result.returncode == 0 and result.stdout.startswith("tpgen, version ")
+
+
+def test_discover_rejects_a_bad_min_size(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["discover", "--min-size", "huge"]) == 2
+    assert capsys.readouterr().err.startswith("tpgen discover: --min-size: 'huge' is not a size")
+
+
+def test_doctor_on_an_unreadable_spec_is_a_failure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "/nonexistent/spec.yaml"]) == 2
+    assert capsys.readouterr().err.startswith("tpgen doctor: ")

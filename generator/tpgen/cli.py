@@ -198,6 +198,75 @@ def locate(spec: str, keys: Sequence[str]) -> int:
     return EXIT_OK
 
 
+@cli.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option(
+    "--since",
+    default="1h",
+    show_default=True,
+    help="Count error-log events newer than this (1h, 30m, 2d or an ISO time).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print findings as JSON.")
+@click.option(
+    "--config",
+    "config_path",
+    default="/etc/nginx/nginx.conf",
+    show_default=True,
+    help="The live config to compare with what tpgen renders.",
+)
+@click.option("--error-log", default=None, help="Default: the error_log of the rendered config.")
+@click.option("--status-url", default=None, help="Default: the spec's loopback stub_status.")
+@click.option("--nginx", "nginx_binary", default="nginx", show_default=True, help="nginx binary.")
+@_guarded
+def doctor(
+    spec: str,
+    since: str,
+    as_json: bool,
+    config_path: str,
+    error_log: str | None,
+    status_url: str | None,
+    nginx_binary: str,
+) -> int:
+    """Check this node against SPEC: threads, mounts, space, drift, queue overflows, stub_status.
+
+    Exit 0 healthy, 1 warnings, 2 failures.
+    """
+    from tpgen.doctor import doctor_main
+
+    return doctor_main(
+        spec,
+        since=since,
+        as_json=as_json,
+        config_path=config_path,
+        error_log=error_log,
+        status_url=status_url,
+        nginx_binary=nginx_binary,
+    )
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option("--min-size", default="32GiB", show_default=True, help="Skip smaller disks.")
+@click.option("--include-loop", is_flag=True, help="Consider loop devices (tests, benches).")
+@click.option(
+    "--mount-root",
+    default="/srv/cache",
+    show_default=True,
+    help="Where the draft mounts the disks.",
+)
+@_guarded
+def discover(as_json: bool, min_size: str, include_loop: bool, mount_root: str) -> int:
+    """Probe this host and print a draft spec: the disks it would use, and why it skips others.
+
+    Exit 0 disks found, 1 none usable, 2 bad input or probe failed.
+    """
+    from tpgen.discover import run_discover
+
+    return run_discover(
+        as_json=as_json, min_size=min_size, include_loop=include_loop, mount_root=mount_root
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = cli.main(

@@ -1,0 +1,301 @@
+"""tpgen discover: lsblk/meminfo parsing, disk choice with reasons, the YAML draft."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from tpgen import discover as d
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ops"
+GIB = 1024**3
+
+
+def load_devices(name: str) -> list[d.BlockDevice]:
+    return d.parse_lsblk((FIXTURES / name).read_text())
+
+
+def storage_node(**kwargs: object) -> d.Discovery:
+    options: dict[str, object] = {"hostname": "edge-ams-01", "cores": 24, "memory": 48 * GIB}
+    options.update(kwargs)
+    return d.discover(load_devices("lsblk-storage-node.json"), **options)  # type: ignore[arg-type]
+
+
+def skipped_reasons(result: d.Discovery) -> dict[str, str]:
+    return {s.device: s.reason for s in result.skipped}
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+def test_parse_lsblk_flattens_nothing_and_keeps_children() -> None:
+    devices = load_devices("lsblk-storage-node.json")
+    sda = next(dev for dev in devices if dev.name == "sda")
+    assert [c.path for c in sda.children] == ["/dev/sda1", "/dev/sda2", "/dev/sda3"]
+    assert [mp for mp, _ in sda.mounts()] == ["/boot/efi", "/", "[SWAP]"]
+    assert sda.size == 480103981056 and sda.rotational is False
+
+
+def test_parse_lsblk_old_all_string_format_with_single_mountpoint() -> None:
+    vda, vdb = load_devices("lsblk-old-strings.json")
+    assert vda.size == 21474836480 and vda.rotational is True
+    assert vda.children[0].mountpoints == ("/",)
+    assert vdb.rotational is False and vdb.mountpoints == ()
+
+
+def test_parse_lsblk_from_this_host_capture() -> None:
+    devices = load_devices("lsblk-this-host.json")
+    vda = next(dev for dev in devices if dev.name == "vda")
+    assert vda.mountpoints == ("/var/lib/docker", "/")
+    zram = next(dev for dev in devices if dev.name == "zram0")
+    assert zram.mountpoints == ()  # lsblk prints [null] for "not mounted"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("not json", "lsblk: output is not JSON"),
+        ('{"devices": []}', 'no "blockdevices" list'),
+        ('{"blockdevices": [{"name": "sda", "size": "4T"}]}', "run lsblk with -b"),
+        ('{"blockdevices": [{"size": 1}]}', "a device without a name"),
+    ],
+)
+def test_parse_lsblk_rejects_bad_input_with_a_message(text: str, message: str) -> None:
+    with pytest.raises(d.DiscoverError, match=message):
+        d.parse_lsblk(text)
+
+
+def test_parse_meminfo_this_host() -> None:
+    text = (FIXTURES / "meminfo-this-host.txt").read_text()
+    assert d.parse_meminfo(text) == 24684092 * 1024
+    assert d.format_memory(d.parse_meminfo(text)) == "24105MiB"  # = Ansible's memtotal_mb
+
+
+def test_parse_meminfo_without_memtotal_fails() -> None:
+    with pytest.raises(d.DiscoverError, match="MemTotal"):
+        d.parse_meminfo("MemFree: 1 kB\n")
+
+
+# ----------------------------------------------------------------------------- decisions
+
+
+def test_storage_node_uses_the_empty_and_cache_disks_in_kernel_order() -> None:
+    result = storage_node()
+    assert [(c.device, c.name, c.mount, c.media) for c in result.disks] == [
+        ("/dev/sdb", "d1", "/srv/cache/d1", "hdd"),
+        ("/dev/sdc", "d2", "/srv/cache/d2", "hdd"),
+        ("/dev/sdd", "d3", "/srv/cache/d3", "hdd"),
+        ("/dev/sdf", "d4", "/srv/cache/d4", "ssd"),
+        ("/dev/nvme0n1", "d5", "/srv/cache/d5", "nvme"),
+    ]
+
+
+def test_storage_node_skips_each_device_with_its_reason() -> None:
+    assert skipped_reasons(storage_node()) == {
+        "/dev/sda": "root disk (holds /)",
+        "/dev/sde": "in use: mounted at /var/lib/postgresql",
+        "/dev/sdg": "USB-attached (removable)",
+        "/dev/sdh": "too small: 8.6 GB < 34.4 GB (--min-size)",
+        "/dev/sr0": "not a whole disk (type rom)",
+        "/dev/zram0": "RAM-backed block device, not storage",
+        "/dev/sdi": "in use: mounted at /data",
+    }
+
+
+def test_every_device_is_either_used_or_skipped() -> None:
+    result = storage_node()
+    devices = load_devices("lsblk-storage-node.json")
+    assert sorted([c.device for c in result.disks] + [s.device for s in result.skipped]) == sorted(
+        dev.path for dev in devices
+    )
+
+
+def test_existing_xfs_is_kept_and_reported() -> None:
+    sdd = next(c for c in storage_node().disks if c.device == "/dev/sdd")
+    assert sdd.filesystem == "xfs"
+    assert sdd.reason == "hdd (rotational), 8.0 TB, holds xfs (kept, not formatted)"
+
+
+def test_disk_already_mounted_under_cache_root_keeps_name_and_mount() -> None:
+    sdb = storage_node().disks[0]
+    assert (sdb.name, sdb.mount) == ("d1", "/srv/cache/d1")
+    assert "already mounted at /srv/cache/d1" in sdb.reason
+
+
+def test_other_cache_root_turns_the_mounted_disk_into_in_use() -> None:
+    result = storage_node(mount_root="/cache")
+    assert skipped_reasons(result)["/dev/sdb"] == "in use: mounted at /srv/cache/d1"
+    assert result.disks[0].mount == "/cache/d1"
+
+
+def test_min_size_decides_the_small_disk() -> None:
+    result = storage_node(min_size=8 * GIB)
+    assert "/dev/sdh" in [c.device for c in result.disks]
+
+
+def test_system_partitions_without_root_are_named() -> None:
+    boot = d.BlockDevice(
+        "sdx",
+        "/dev/sdx",
+        "disk",
+        500 * GIB,
+        True,
+        children=(
+            d.BlockDevice("sdx1", "/dev/sdx1", "part", GIB, True, ("/boot",)),
+            d.BlockDevice("sdx2", "/dev/sdx2", "part", 8 * GIB, True, ("[SWAP]",)),
+        ),
+    )
+    result = d.discover([boot], hostname="h", cores=1, memory=GIB)
+    assert skipped_reasons(result) == {"/dev/sdx": "holds mounted system partitions: /boot, [SWAP]"}
+
+
+def test_unmounted_partitions_and_foreign_filesystems_are_skipped() -> None:
+    parted = d.BlockDevice(
+        "sdx",
+        "/dev/sdx",
+        "disk",
+        500 * GIB,
+        True,
+        children=(d.BlockDevice("sdx1", "/dev/sdx1", "part", 500 * GIB, True),),
+    )
+    ntfs = d.BlockDevice("sdy", "/dev/sdy", "disk", 500 * GIB, False, fstype="ntfs")
+    raid = d.BlockDevice("sdz", "/dev/sdz", "disk", 500 * GIB, True, fstype="linux_raid_member")
+    reasons = skipped_reasons(d.discover([parted, ntfs, raid], hostname="h", cores=1, memory=GIB))
+    assert reasons["/dev/sdx"].startswith("has partitions or volumes (sdx1)")
+    assert reasons["/dev/sdy"].startswith("holds a ntfs filesystem; wipe it first")
+    assert reasons["/dev/sdz"] == "a RAID member; tpgen uses whole disks"
+
+
+def test_loop_devices_only_with_include_loop() -> None:
+    devices = load_devices("lsblk-this-host-loops.json")
+    without = d.discover(devices, hostname="vm", cores=2, memory=GIB, min_size=GIB)
+    assert without.disks == ()
+    assert skipped_reasons(without)["/dev/loop2"].startswith("loop device")
+    with_loops = d.discover(
+        devices, hostname="vm", cores=2, memory=GIB, min_size=GIB, include_loop=True
+    )
+    assert [(c.device, c.media, c.size) for c in with_loops.disks] == [
+        ("/dev/loop2", "hdd", 2 * GIB)
+    ]
+    reasons = skipped_reasons(with_loops)
+    assert reasons["/dev/loop1"] == "in use: mounted at /var/tmp/tpgen-ops/m1"
+    assert reasons["/dev/loop3"].startswith("too small: 210 MB")
+    assert reasons["/dev/vda"] == "root disk (holds /)"
+
+
+@pytest.mark.parametrize(
+    ("rotational", "name", "tran", "media"),
+    [
+        (True, "sdb", "sas", "hdd"),
+        (False, "nvme0n1", None, "nvme"),
+        (False, "sdc", "nvme", "nvme"),
+        (False, "sdc", "sata", "ssd"),
+        (False, "vdb", None, "ssd"),
+        (True, "nvme1n1", "nvme", "hdd"),
+    ],
+)
+def test_classify_media(rotational: bool, name: str, tran: str | None, media: str) -> None:
+    dev = d.BlockDevice(name, f"/dev/{name}", "disk", GIB, rotational, tran=tran)
+    assert d.classify_media(dev) == media
+
+
+@pytest.mark.parametrize(
+    ("size", "text"),
+    [(2 * GIB, "2GiB"), (200 * 1024**2, "200MiB"), (4000787030016, "4000GB"), (4096, "4096")],
+)
+def test_format_size_never_overstates(size: int, text: str) -> None:
+    assert d.format_size(size) == text
+
+
+@pytest.mark.parametrize(
+    ("hostname", "name"),
+    [("Edge_AMS-01.Example.NET", "edge-ams-01.example.net"), ("--", "node"), ("vm", "vm")],
+)
+def test_sanitize_node_name(hostname: str, name: str) -> None:
+    assert d.sanitize_node_name(hostname) == name
+
+
+def test_names_skip_one_already_taken_by_an_existing_mount() -> None:
+    mounted = d.BlockDevice("sdb", "/dev/sdb", "disk", 100 * GIB, True, ("/srv/cache/d2",), "xfs")
+    empty = d.BlockDevice("sdc", "/dev/sdc", "disk", 100 * GIB, True)
+    empty2 = d.BlockDevice("sdd", "/dev/sdd", "disk", 100 * GIB, True)
+    result = d.discover([empty, mounted, empty2], hostname="h", cores=1, memory=GIB)
+    assert [c.name for c in result.disks] == ["d1", "d2", "d3"]
+    assert [c.device for c in result.disks] == ["/dev/sdc", "/dev/sdb", "/dev/sdd"]
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def test_draft_yaml_loads_back_to_the_spec_mapping() -> None:
+    result = storage_node()
+    text = d.render_draft(result, generated_at="2026-11-21 18:00 UTC")
+    assert yaml.safe_load(text) == result.spec_mapping()
+    assert "#   /dev/sda: root disk (holds /)" in text
+    assert "  # /dev/sdc: hdd (rotational), 4.0 TB, empty\n  - name: d2\n" in text
+
+
+def test_draft_yaml_without_disks_says_so() -> None:
+    result = d.discover([], hostname="h", cores=1, memory=GIB)
+    text = d.render_draft(result)
+    assert yaml.safe_load(text)["disks"] == []
+    assert "no usable disk found" in text
+
+
+def test_draft_is_a_valid_spec_for_the_generator() -> None:
+    api = pytest.importorskip("tpgen.api")
+    spec = api.spec_from_mapping(yaml.safe_load(d.render_draft(storage_node())), "draft")
+    assert [disk.name for disk in spec.disks] == ["d1", "d2", "d3", "d4", "d5"]
+
+
+def test_json_output_lists_reasons() -> None:
+    payload = storage_node().to_json()
+    assert payload["used"][1] == {
+        "device": "/dev/sdc",
+        "name": "d2",
+        "reason": "hdd (rotational), 4.0 TB, empty",
+    }
+    assert {"device": "/dev/sr0", "reason": "not a whole disk (type rom)"} in payload["skipped"]
+    json.dumps(payload)
+
+
+@pytest.mark.parametrize("value", ["yes", "1.5", "12:30", "a b", "", "#x", "on"])
+def test_yaml_scalar_quotes_what_yaml_would_misread(value: str) -> None:
+    assert yaml.safe_load(f"k: {d.yaml_scalar(value)}") == {"k": value}
+
+
+@pytest.mark.skipif(shutil.which("lsblk") is None, reason="needs util-linux lsblk")
+def test_run_discover_on_this_host_prints_a_loadable_draft() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    code = d.run_discover(out=out, err=err, include_loop=True, min_size=0)
+    assert err.getvalue() == ""
+    draft = yaml.safe_load(out.getvalue())
+    assert code == (0 if draft["disks"] else 1)
+    assert draft["node"]["cores"] >= 1
+    json_out = io.StringIO()
+    assert d.run_discover(as_json=True, out=json_out, include_loop=True, min_size=0) == code
+    # other processes may attach loop devices meanwhile: compare what cannot change
+    assert json.loads(json_out.getvalue())["spec"]["node"] == draft["node"]
+
+
+def test_run_discover_rejects_a_bad_min_size() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert d.run_discover(min_size="lots", out=out, err=err) == 2
+    assert err.getvalue().startswith("tpgen discover: --min-size: 'lots' is not a size")
+    assert out.getvalue() == ""
+
+
+@pytest.mark.skipif(shutil.which("lsblk") is None, reason="needs util-linux lsblk")
+def test_run_discover_takes_min_size_with_a_unit() -> None:
+    out = io.StringIO()
+    code = d.run_discover(
+        as_json=True, min_size="1PB", include_loop=True, out=out, err=io.StringIO()
+    )
+    payload = json.loads(out.getvalue())
+    assert (code, payload["used"]) == (1, [])  # no disk of this machine holds a petabyte
+    too_small = [s["reason"] for s in payload["skipped"] if s["reason"].startswith("too small")]
+    assert all(reason.endswith("< 1000 TB (--min-size)") for reason in too_small)

@@ -1,0 +1,627 @@
+"""tpgen doctor: each check from fixture text, the whole run against a fake machine."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from tpgen import doctor as dr
+from tpgen.doctor import Disk, FsUsage, Level
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ops"
+GIB = 1024**3
+NOW = datetime(2026, 11, 21, 18, 30, 0)
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_text()
+
+
+def disk(name: str, **kwargs: object) -> Disk:
+    mount = f"/srv/cache/{name}"
+    options: dict[str, object] = {
+        "name": name,
+        "device": "/dev/sd" + "bcdefg"[int(name[1]) - 1],
+        "mount": mount,
+        "dir": f"{mount}/cache",
+        "filesystem": "xfs",
+    }
+    options.update(kwargs)
+    return Disk.from_mapping(options)
+
+
+MOUNTS = dr.parse_mountinfo(fixture("mountinfo-cache-node.txt"))
+
+
+def levels(findings: Iterable[dr.Finding]) -> list[tuple[str, str | None, str]]:
+    return [(f.check, f.subject, f.level.label) for f in findings]
+
+
+# ----------------------------------------------------------------------------- nginx -V
+
+
+def test_debian_nginx_has_threads() -> None:
+    finding = dr.check_threads(dr.parse_nginx_v(fixture("nginx-V-debian.txt")))
+    assert (finding.level, finding.message) == (Level.OK, "nginx 1.22.1 built --with-threads")
+
+
+def test_nginx_without_threads_fails_with_the_fix() -> None:
+    finding = dr.check_threads(dr.parse_nginx_v(fixture("nginx-V-no-threads.txt")))
+    assert finding.level is Level.FAIL
+    assert "nginx 1.24.0 is built without --with-threads" in finding.message
+    assert finding.fix is not None and "--with-threads" in finding.fix
+
+
+def test_missing_nginx_fails() -> None:
+    finding = dr.check_threads(None, "No such file or directory: nginx")
+    assert finding.level is Level.FAIL and "cannot run nginx -V" in finding.message
+
+
+# ----------------------------------------------------------------------------- mounts
+
+
+def test_parse_mountinfo_unescapes_and_splits_options() -> None:
+    spaced = dr.mount_at("/srv/cache/with space", MOUNTS)
+    assert spaced is not None and spaced.source == "/dev/sde"
+    d3 = dr.mount_at("/srv/cache/d3", MOUNTS)
+    assert d3 is not None and d3.read_only and d3.device == "8:48" and d3.fstype == "xfs"
+
+
+def test_parse_mountinfo_of_this_host() -> None:
+    mounts = dr.parse_mountinfo(fixture("mountinfo-this-host.txt"))
+    root = dr.mount_at("/", mounts)
+    assert root is not None and root.source == "/dev/vda" and root.fstype == "ext4"
+
+
+def test_mount_ok() -> None:
+    findings = dr.check_mount(disk("d1"), MOUNTS, realpath=str)
+    assert levels(findings) == [("disk.mount", "d1", "ok")]
+    assert findings[0].message == "/dev/sdb mounted at /srv/cache/d1 (xfs, rw, device 8:16)"
+
+
+def test_not_mounted_fails_and_names_both_fixes() -> None:
+    (finding,) = dr.check_mount(disk("d4", mount="/srv/cache/d4"), MOUNTS, realpath=str)
+    assert finding.level is Level.FAIL
+    assert finding.message.startswith("/srv/cache/d4 is not a mount point")
+    assert finding.fix is not None and "disk-fail.yml -l <host> -e disk=d4" in finding.fix
+
+
+def test_read_only_mount_fails() -> None:
+    findings = dr.check_mount(disk("d3"), MOUNTS, realpath=str)
+    assert levels(findings) == [("disk.mount", "d3", "fail")]
+    assert "read-only" in findings[0].message
+
+
+def test_bind_mount_from_the_root_device_fails() -> None:
+    findings = dr.check_mount(disk("d5", filesystem="ext4"), MOUNTS, realpath=str)
+    assert levels(findings) == [("disk.mount", "d5", "fail")]
+    assert "root filesystem's device 8:2" in findings[0].message
+
+
+def test_wrong_filesystem_and_wrong_device_warn() -> None:
+    findings = dr.check_mount(disk("d6", device="/dev/sdz"), MOUNTS, realpath=str)
+    assert [f.message for f in findings] == [
+        "/srv/cache/d6 is ext4, the spec says xfs",
+        "/srv/cache/d6 is mounted from /dev/sdf, the spec says /dev/sdz",
+    ]
+    assert {f.level for f in findings} == {Level.WARN}
+
+
+def test_device_compared_through_symlinks() -> None:
+    aliases = {"/dev/disk/by-id/wwn-0x5000": "/dev/sdb"}
+    findings = dr.check_mount(
+        disk("d1", device="/dev/disk/by-id/wwn-0x5000"),
+        MOUNTS,
+        realpath=lambda p: aliases.get(p, p),
+    )
+    assert levels(findings) == [("disk.mount", "d1", "ok")]
+
+
+def test_failed_disk_still_mounted_warns_and_unmounted_is_ok() -> None:
+    (mounted,) = dr.check_mount(disk("d2", state="failed"), MOUNTS, realpath=str)
+    assert mounted.level is Level.WARN and "still mounted" in mounted.message
+    (gone,) = dr.check_mount(disk("d4", state="failed"), MOUNTS, realpath=str)
+    assert gone.level is Level.OK
+
+
+# ----------------------------------------------------------------------------- space
+
+
+@pytest.mark.parametrize(
+    ("free", "level"),
+    [(50 * GIB, Level.OK), (4 * GIB, Level.WARN), (int(2.4 * GIB), Level.FAIL)],
+)
+def test_free_space_against_default_min_free_of_five_percent(free: int, level: Level) -> None:
+    finding = dr.check_space(disk("d1"), FsUsage(100 * GIB, free, 1000, 900))
+    assert finding.level is level
+    assert finding.data["min_free"] == 5 * GIB
+
+
+def test_min_free_from_the_layout_wins() -> None:
+    layout_disk = disk("d1", min_free="20GiB")
+    finding = dr.check_space(layout_disk, FsUsage(100 * GIB, 15 * GIB, 0, 0))
+    assert finding.level is Level.WARN
+    assert finding.message == "15.0 GiB free of 100.0 GiB (15.0%), min_free 20.0 GiB"
+
+
+def test_inodes_running_out_warns() -> None:
+    finding = dr.check_space(disk("d1"), FsUsage(100 * GIB, 50 * GIB, 1000, 10))
+    assert finding.level is Level.WARN and "10 of 1000 inodes free" in finding.message
+
+
+def test_writable() -> None:
+    assert dr.check_writable(disk("d1"), None).level is Level.OK
+    finding = dr.check_writable(disk("d1"), "Input/output error")
+    assert finding.level is Level.FAIL
+    assert finding.message == "cannot write to /srv/cache/d1/cache: Input/output error"
+
+
+@pytest.mark.parametrize(
+    ("value", "size"), [(4096, 4096), ("512k", 512000), ("2GiB", 2 * GIB), ("1.5MB", 1500000)]
+)
+def test_parse_size(value: object, size: int) -> None:
+    assert dr.parse_size(value) == size
+
+
+# ----------------------------------------------------------------------------- drift
+
+RENDERED = "# generated by tpgen from spec.yaml - do not edit\nworker_processes 2;\nevents {}\n"
+
+
+def test_drift_ignores_the_header_naming_another_spec_path() -> None:
+    live = RENDERED.replace("spec.yaml", "tpgen_spec of node1")
+    finding = dr.check_drift(live, path="/etc/nginx/nginx.conf", expected=RENDERED)
+    assert finding.level is Level.OK
+
+
+def test_drift_shows_a_unified_diff() -> None:
+    live = RENDERED.replace("worker_processes 2;", "worker_processes 8;")
+    finding = dr.check_drift(live, path="/etc/nginx/nginx.conf", expected=RENDERED)
+    assert finding.level is Level.WARN
+    assert finding.message == "/etc/nginx/nginx.conf differs from tpgen's rendering (2 lines)"
+    assert "-worker_processes 8;" in finding.data["diff"]
+    assert "+worker_processes 2;" in finding.data["diff"]
+
+
+def test_drift_by_sha1() -> None:
+    sha = hashlib.sha1(RENDERED.encode()).hexdigest()
+    assert dr.check_drift(RENDERED, path="x", expected_sha1=sha).level is Level.OK
+    assert dr.check_drift(RENDERED + "#\n", path="x", expected_sha1=sha).level is Level.WARN
+
+
+def test_missing_config_fails() -> None:
+    finding = dr.check_drift(None, path="/etc/nginx/nginx.conf", live_error="No such file")
+    assert finding.level is Level.FAIL
+
+
+# ----------------------------------------------------------------------------- error log
+
+DISKS = (disk("d1"), disk("d2"), disk("d3"))
+
+
+def test_scan_error_log_counts_only_after_since() -> None:
+    lines = fixture("error-log-sick.log").splitlines()
+    counts = dr.scan_error_log(lines, datetime(2026, 11, 21, 18, 0, 0), DISKS)
+    assert counts.queue_overflow == {"pool_d1": 2, "pool_d2": 1}
+    assert counts.tasks_waiting_max == {"pool_d1": 65600, "pool_d2": 70000}
+    assert counts.alloc_node == {"cache_d2": 2}
+    assert counts.disk_errors == {"d3": 2}  # EIO and EROFS; d30 is not d3
+    assert counts.errno_seen["d3"] == {"EIO", "EROFS"}
+    assert counts.disk_full == {"d2": 1}
+    assert counts.lines == 10
+
+
+def test_scan_error_log_without_since_reads_everything() -> None:
+    counts = dr.scan_error_log(fixture("error-log-sick.log").splitlines(), None, DISKS)
+    assert counts.queue_overflow == {"pool_d1": 3, "pool_d2": 1}
+
+
+def test_log_findings_levels_and_fixes() -> None:
+    counts = dr.scan_error_log(
+        fixture("error-log-sick.log").splitlines(), datetime(2026, 11, 21, 18, 0, 0), DISKS
+    )
+    findings = dr.check_log(counts, path="error.log", since_label="2026-11-21 18:00:00")
+    assert levels(findings) == [
+        ("log.queue_overflow", "pool_d1", "warn"),
+        ("log.queue_overflow", "pool_d2", "warn"),
+        ("log.alloc_node", "cache_d2", "warn"),
+        ("log.disk_errors", "d3", "fail"),
+        ("log.disk_full", "d2", "warn"),
+    ]
+    assert findings[0].message == (
+        'thread pool "pool_d1" queue overflow: 2 times since 2026-11-21 18:00:00 '
+        "(up to 65600 tasks waiting)"
+    )
+    assert findings[1].message.startswith('thread pool "pool_d2" queue overflow: once since')
+    assert findings[3].fix == (
+        "the disk is failing: ansible-playbook disk-fail.yml -l <host> -e disk=d3"
+    )
+
+
+def test_errors_of_a_disk_marked_failed_are_expected() -> None:
+    counts = dr.scan_error_log(fixture("error-log-sick.log").splitlines(), None, DISKS)
+    findings = dr.check_log(counts, path="e.log", since_label="x", failed_disks=frozenset({"d3"}))
+    d3 = next(f for f in findings if f.subject == "d3")
+    assert (d3.check, d3.level) == ("log.disk_errors", Level.OK)
+    assert d3.message.endswith("it is marked failed, as it should be")
+
+
+def test_clean_log_is_ok_and_unreadable_log_warns() -> None:
+    clean = dr.check_log(dr.LogCounts(lines=3), path="e.log", since_label="x")
+    assert levels(clean) == [("log.errors", None, "ok")]
+    unreadable = dr.check_log(None, path="e.log", since_label="x", error="Permission denied")
+    assert levels(unreadable) == [("log.read", None, "warn")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("90m", datetime(2026, 11, 21, 17, 0, 0)),
+        ("1d", datetime(2026, 11, 20, 18, 30, 0)),
+        ("2026-11-21 18:00", datetime(2026, 11, 21, 18, 0, 0)),
+        ("2026-11-21T17:45:30", datetime(2026, 11, 21, 17, 45, 30)),
+        ("2026/11/21 17:00:00", datetime(2026, 11, 21, 17, 0, 0)),
+        ("2026-11-20", datetime(2026, 11, 20, 0, 0, 0)),
+    ],
+)
+def test_parse_since(text: str, expected: datetime) -> None:
+    assert dr.parse_since(text, NOW) == expected
+
+
+def test_parse_since_rejects_garbage_with_examples() -> None:
+    with pytest.raises(dr.DoctorError, match=r"use a duration \(30m, 2h, 1d\)"):
+        dr.parse_since("yesterday", NOW)
+
+
+# ----------------------------------------------------------------------------- stub_status
+
+
+def test_stub_status_parsed_and_ok() -> None:
+    finding = dr.check_status("http://127.0.0.1:8081/nginx_status", fixture("stub-status.txt"))
+    assert finding.level is Level.OK
+    assert finding.data["active"] == 291 and finding.data["requests"] == 31070465
+
+
+def test_stub_status_dropped_connections_warn() -> None:
+    page = fixture("stub-status.txt").replace("16630948 16630948", "16630948 16630900")
+    finding = dr.check_status("u", page)
+    assert finding.level is Level.WARN and "48 connections dropped" in finding.message
+
+
+def test_stub_status_unreachable_or_wrong_page_fails() -> None:
+    assert dr.check_status("u", None, "Connection refused").level is Level.FAIL
+    assert dr.check_status("u", "<html>welcome</html>").level is Level.FAIL
+
+
+# ----------------------------------------------------------------------------- whole run
+
+
+@dataclass
+class FakeSystem:
+    mountinfo_text: str = field(default_factory=lambda: fixture("mountinfo-cache-node.txt"))
+    config: str | None = RENDERED
+    log: str = ""
+    status: str | None = field(default_factory=lambda: fixture("stub-status.txt"))
+    unwritable: set[str] = field(default_factory=set)
+    usage: FsUsage = field(default_factory=lambda: FsUsage(100 * GIB, 60 * GIB, 100, 90))
+    nginx: str = field(default_factory=lambda: fixture("nginx-V-debian.txt"))
+    probed: list[str] = field(default_factory=list)
+
+    def nginx_v(self, binary: str) -> str:
+        return self.nginx
+
+    def mountinfo(self) -> str:
+        return self.mountinfo_text
+
+    def statvfs(self, path: str) -> FsUsage:
+        return self.usage
+
+    def write_probe(self, directory: str) -> None:
+        self.probed.append(directory)
+        if directory in self.unwritable:
+            raise OSError(5, "Input/output error")
+
+    def read_text(self, path: str) -> str:
+        if self.config is None:
+            raise FileNotFoundError(2, "No such file or directory", path)
+        return self.config
+
+    def read_lines(self, path: str) -> Iterable[str]:
+        return self.log.splitlines()
+
+    def fetch(self, url: str) -> str:
+        if self.status is None:
+            raise ConnectionRefusedError(111, "Connection refused")
+        return self.status
+
+    def realpath(self, path: str) -> str:
+        return path
+
+    def now(self) -> datetime:
+        return NOW
+
+
+def inputs(*disks: Disk) -> dr.DoctorInputs:
+    return dr.DoctorInputs(disks=disks or (disk("d1"), disk("d2")), expected_config=RENDERED)
+
+
+def test_healthy_node_exits_zero_with_every_check_listed() -> None:
+    system = FakeSystem()
+    findings = dr.diagnose(inputs(), system, since="1h")
+    assert levels(findings) == [
+        ("nginx.threads", None, "ok"),
+        ("disk.mount", "d1", "ok"),
+        ("disk.free", "d1", "ok"),
+        ("disk.writable", "d1", "ok"),
+        ("disk.mount", "d2", "ok"),
+        ("disk.free", "d2", "ok"),
+        ("disk.writable", "d2", "ok"),
+        ("config.drift", None, "ok"),
+        ("log.errors", None, "ok"),
+        ("nginx.status", None, "ok"),
+    ]
+    assert system.probed == ["/srv/cache/d1/cache", "/srv/cache/d2/cache"]
+    assert dr.worst(findings) is Level.OK
+
+
+def test_draining_disk_is_not_probed_for_writes_and_failed_disk_not_at_all() -> None:
+    system = FakeSystem()
+    findings = dr.diagnose(
+        inputs(disk("d1", state="draining"), disk("d4", state="failed")), system, since=None
+    )
+    assert ("disk.writable", "d1", "ok") not in levels(findings)
+    assert ("disk.mount", "d4", "ok") in levels(findings)
+    assert system.probed == []
+
+
+def test_dead_disk_makes_the_run_fail() -> None:
+    log = '2026/11/21 18:20:00 [crit] 1#1: *1 pread() "/srv/cache/d2/cache/a" failed (5: EIO)\n'
+    system = FakeSystem(log=log, unwritable={"/srv/cache/d2/cache"})
+    findings = dr.diagnose(inputs(), system, since="1h")
+    assert ("disk.writable", "d2", "fail") in levels(findings)
+    assert ("log.disk_errors", "d2", "fail") in levels(findings)
+    assert dr.worst(findings) is Level.FAIL
+
+
+def test_run_doctor_json_document() -> None:
+    out = io.StringIO()
+    system = FakeSystem(config=RENDERED.replace("2;", "3;"), status=None)
+    code = dr.run_doctor(inputs(), since="30m", as_json=True, system=system, out=out)
+    payload = json.loads(out.getvalue())
+    assert code == 2
+    assert payload["schema"] == "tpgen-doctor/1"
+    assert (payload["status"], payload["exit_code"]) == ("fail", 2)
+    assert payload["counts"] == {"ok": 8, "warn": 1, "fail": 1}
+    drift = next(f for f in payload["findings"] if f["check"] == "config.drift")
+    assert drift["level"] == "warn" and "+worker_processes 2;" in drift["data"]["diff"]
+    assert set(drift) == {"check", "subject", "level", "message", "fix", "data"}
+
+
+def test_run_doctor_text_table_shows_fixes_and_summary() -> None:
+    out = io.StringIO()
+    code = dr.run_doctor(
+        inputs(), since="1h", as_json=False, system=FakeSystem(status=None), out=out
+    )
+    text = out.getvalue()
+    assert code == 2
+    assert text.splitlines()[0].split() == ["LEVEL", "CHECK", "SUBJECT", "MESSAGE"]
+    assert "FAIL  nginx.status" in text
+    assert "fix: is nginx running?" in text
+    assert text.splitlines()[-1].endswith(": fail (9 ok, 0 warn, 1 fail)")
+
+
+def test_standalone_script_runs_without_the_package(tmp_path: Path) -> None:
+    """doctor.yml ships this very file to nodes that have python3 only."""
+    layout = tmp_path / "layout.json"
+    layout.write_text(
+        json.dumps([{"name": "d1", "device": "/dev/tpgen-it-1", "mount": str(tmp_path)}])
+    )
+    config = tmp_path / "nginx.conf"
+    config.write_text(RENDERED)
+    sha = hashlib.sha1(RENDERED.encode()).hexdigest()
+    script = tmp_path / "doctor.py"  # alone, as Ansible's script module copies it
+    script.write_text(Path(dr.__file__).read_text())
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            str(script),
+            "--layout",
+            str(layout),
+            "--config",
+            str(config),
+            "--expected-sha1",
+            sha,
+            "--error-log",
+            str(tmp_path / "none.log"),
+            "--no-status",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    payload = json.loads(proc.stdout)
+    found = {(f["check"], f["subject"]): f["level"] for f in payload["findings"]}
+    assert found[("config.drift", None)] == "ok"
+    assert found[("disk.mount", "d1")] == "fail"  # a temp dir is not a mount point
+    assert found[("log.read", None)] == "warn"
+    assert proc.returncode == 2
+
+
+# ----------------------------------------------------------------------------- real nginx
+
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+
+
+def free_ports(count: int, start: int = 26000, end: int = 26999) -> list[int]:
+    """Ports of the ops range (docs/CONTRACT-helpers.md) nothing listens on."""
+    ports: list[int] = []
+    for port in range(start + os.getpid() % 500, end):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        ports.append(port)
+        if len(ports) == count:
+            return ports
+    pytest.skip("no free port in 26000-26999")
+
+
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A temp directory nginx's www-data workers can enter (pytest's tmp_path is 0700)."""
+    root = Path(tempfile.mkdtemp(prefix="tpgen-doctor-it-", dir="/tmp"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.skipif(NGINX is None, reason="needs nginx (apt-get install nginx-core)")
+@pytest.mark.skipif(os.geteuid() != 0, reason="nginx's rendered config switches to www-data")
+def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path) -> None:
+    api = pytest.importorskip("tpgen.api")
+    from tpgen.plan import rebased
+
+    listen, status, origin = free_ports(3)
+    spec = {
+        "node": {"name": "doctor-it", "cores": 1, "memory": "1GiB"},
+        "workload": {
+            "type": "cache",
+            "upstreams": [f"127.0.0.1:{origin}"],
+            "avg_object_size": "1MiB",
+        },
+        "listen": {"address": "127.0.0.1", "port": listen},
+        "status": {"address": "127.0.0.1", "port": status},
+        "disks": [
+            {
+                "name": "d1",
+                "device": "/dev/tpgen-it-1",
+                "mount": "/srv/cache/d1",
+                "size": "1GiB",
+                "media": "hdd",
+            },
+            {
+                "name": "d2",
+                "device": "/dev/tpgen-it-2",
+                "mount": "/srv/cache/d2",
+                "size": "1GiB",
+                "media": "hdd",
+            },
+        ],
+    }
+    root = open_tmp
+    plan = rebased(api.plan_for(api.spec_from_mapping(spec, "it.yaml"), "it.yaml"), str(root))
+    text = api.render_config(plan)
+    for entry in api.disk_layout(plan):
+        Path(entry["dir"]).mkdir(parents=True)
+        shutil.chown(entry["dir"], "www-data")
+    for path in (plan.pid_path, plan.error_log, plan.access_log):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conf = root / "nginx.conf"
+    conf.write_text(text)
+    assert NGINX is not None
+    started = subprocess.run(
+        [NGINX, "-p", str(root), "-c", str(conf)], capture_output=True, text=True, check=False
+    )
+    assert started.returncode == 0, started.stderr
+    try:
+        inputs = dr.DoctorInputs(
+            disks=tuple(Disk.from_mapping(e) for e in api.disk_layout(plan)),
+            config_path=str(conf),
+            error_log=plan.error_log,
+            status_url=f"http://127.0.0.1:{status}/nginx_status",
+            expected_config=text,
+            nginx_binary=NGINX,
+        )
+        for _ in range(50):  # the master forks its workers right after it returns
+            try:
+                urllib.request.urlopen(inputs.status_url or "", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        findings = {(f.check, f.subject): f for f in dr.diagnose(inputs, dr.HostSystem())}
+        assert findings[("nginx.threads", None)].level is Level.OK
+        assert findings[("config.drift", None)].level is Level.OK
+        assert findings[("log.errors", None)].level is Level.OK
+        live_status = findings[("nginx.status", None)]
+        assert live_status.level is Level.OK and live_status.data["requests"] >= 2
+        # temp directories are not mount points: doctor must say so for both disks
+        assert findings[("disk.mount", "d1")].level is Level.FAIL
+        assert findings[("disk.mount", "d2")].level is Level.FAIL
+
+        conf.write_text(text.replace("sendfile_max_chunk", "sendfile_max_chunk ", 1))
+        with open(plan.error_log, "a", encoding="utf-8") as log:
+            stamp = datetime.now().strftime("%Y/%m/%d %H:%M:%S")
+            log.write(
+                f'{stamp} [error] 1#1: thread pool "pool_d1" queue overflow: 65536 tasks waiting\n'
+            )
+        after = {(f.check, f.subject): f for f in dr.diagnose(inputs, dr.HostSystem())}
+        assert after[("config.drift", None)].level is Level.WARN
+        assert after[("log.queue_overflow", "pool_d1")].data["count"] == 1
+    finally:
+        subprocess.run(
+            [NGINX, "-p", str(root), "-c", str(conf), "-s", "stop"],
+            capture_output=True,
+            check=False,
+        )
+        pid = Path(plan.pid_path)
+        for _ in range(50):
+            if not pid.exists():
+                break
+            time.sleep(0.1)
+
+
+# ----------------------------------------------------------------------------- spec helpers
+
+
+@pytest.mark.parametrize(
+    ("status", "url"),
+    [
+        ({}, "http://127.0.0.1:8081/nginx_status"),
+        ({"address": "0.0.0.0", "port": 9000}, "http://127.0.0.1:9000/nginx_status"),
+        ({"address": "::1", "port": 8081}, "http://[::1]:8081/nginx_status"),
+    ],
+)
+def test_status_url_from_the_spec(status: dict[str, object], url: str) -> None:
+    assert dr._status_url_of({"status": status}) == url
+
+
+def test_error_log_path_from_the_rendered_config() -> None:
+    assert dr._error_log_of("user x;\nerror_log /var/log/nginx/error.log warn;\n") == (
+        "/var/log/nginx/error.log"
+    )
+    assert dr._error_log_of("error_log stderr;\n") is None
+
+
+def test_node_facts_fill_only_what_the_spec_leaves_out() -> None:
+    spec = {"node": {"name": "edge-1"}, "disks": []}
+    filled = dr.fill_node_facts(spec, hostname="host", cores=8, memory_mb=2048)
+    assert filled["node"] == {"name": "edge-1", "cores": 8, "memory": "2048MiB"}
+    assert spec == {"node": {"name": "edge-1"}, "disks": []}  # the input is not changed
+
+
+def test_doctor_main_reports_a_bad_spec_and_exits_2(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("node: {name: x}\nworkload: {type: cache}\ndisks: []\nbogus: 1\n")
+    err = io.StringIO()
+    assert dr.doctor_main(str(spec), err=err, out=io.StringIO()) == 2
+    assert err.getvalue().startswith("tpgen doctor: ")
+    assert "bogus" in err.getvalue()
