@@ -35,10 +35,24 @@ def test_every_active_hdd_gets_its_own_pool_and_ssd_none() -> None:
     plan = plan_of(data)
     pools = {d.name: d.thread_pool for d in plan.disks}
     assert pools["d1"] is not None and pools["d1"].name == "pool_d1"
-    assert (pools["d1"].threads.value, pools["d1"].max_queue.value) == (16, 65536)
+    assert (pools["d1"].threads.value, pools["d1"].max_queue.value) == (64, 65536)
     assert pools["d3"] is None
     assert pools["d4"] is not None
     assert plan.mixed_pools
+
+
+def test_pool_threads_shrink_to_keep_the_node_within_its_thread_budget() -> None:
+    roomy = plan_of(spec(disks=3, node={"cores": 8}))
+    assert roomy.disks[0].thread_pool is not None
+    assert roomy.disks[0].thread_pool.threads.value == 64
+    crowded = plan_of(spec(disks=12, node={"cores": 32}))
+    pool = crowded.disks[0].thread_pool
+    assert pool is not None
+    assert pool.threads.value == 16384 // (32 * 12) == 42
+    assert "32 workers × 12 pools" in pool.threads.because
+    huge = plan_of(spec("origin", disks=24, node={"cores": 256}, tuning={"worker_processes": 128}))
+    assert huge.disks[0].thread_pool is not None
+    assert huge.disks[0].thread_pool.threads.value == 8
 
 
 def test_pool_overrides_are_marked_as_overrides() -> None:

@@ -19,7 +19,10 @@ T = TypeVar("T")
 
 KEYS_PER_MB = 8000  # nginx docs: one megabyte of keys_zone stores about 8 thousand keys
 DEFAULT_BUCKETS = 1000
-HDD_THREADS = 16
+HDD_THREADS = 64
+MIN_HDD_THREADS = 8
+# Every worker starts every pool; keep the node well below a default pid_max of 32768.
+THREAD_BUDGET = 16384
 HDD_MAX_QUEUE = 65536
 SENDFILE_MAX_CHUNK = 512 << 10
 HEADROOM_PERCENT = 10.0
@@ -158,12 +161,46 @@ def _pick(override: T | None, default: T, because: str) -> Decision[T]:
     return Decision(default, because)
 
 
-def _thread_pool(spec: NodeSpec, disk: Disk) -> tuple[ThreadPool | None, str]:
-    tuning = spec.tuning
-    readable = disk.state == "active" or (
-        disk.state == "draining" and spec.workload.type != "cache"
+def _readable(spec: NodeSpec, disk: Disk) -> bool:
+    """Active disks, and draining ones where nginx still reads them as a fallback."""
+    return disk.state == "active" or (disk.state == "draining" and spec.workload.type != "cache")
+
+
+def _needs_pool(spec: NodeSpec, disk: Disk) -> bool:
+    wanted = disk.thread_pool if disk.thread_pool is not None else disk.media == "hdd"
+    return _readable(spec, disk) and wanted
+
+
+def _pool_threads(spec: NodeSpec) -> Decision[int]:
+    """64 per pool, fewer when workers × pools × 64 would pass the node's thread budget."""
+    if spec.tuning.threads_per_disk is not None:
+        return Decision(spec.tuning.threads_per_disk, "set in the spec (tuning)", overridden=True)
+    workers = (
+        spec.tuning.worker_processes
+        if isinstance(spec.tuning.worker_processes, int)
+        else spec.node.cores
     )
-    if not readable:
+    pools = max(1, sum(_needs_pool(spec, disk) for disk in spec.disks))
+    because = (
+        "with aio threads every send, even of a cached file, queues in the pool FIFO; 64 "
+        "threads per worker outnumber a worker's cold reads on one disk, so hot files never "
+        "wait behind seeks (bench: hot p99 4.5 s at 16, 146 ms at 64)"
+    )
+    fitting = THREAD_BUDGET // (workers * pools)
+    if fitting >= HDD_THREADS:
+        return Decision(HDD_THREADS, because)
+    return Decision(
+        max(MIN_HDD_THREADS, fitting),
+        f"{workers} workers × {pools} pools: {THREAD_BUDGET:,} threads for the node "
+        f"(each worker starts every pool) leave {fitting} a pool, at least {MIN_HDD_THREADS}",
+    )
+
+
+def _thread_pool(
+    spec: NodeSpec, disk: Disk, threads: Decision[int]
+) -> tuple[ThreadPool | None, str]:
+    tuning = spec.tuning
+    if not _readable(spec, disk):
         return None, (
             "failed: gone from the config"
             if disk.state == "failed"
@@ -176,12 +213,6 @@ def _thread_pool(spec: NodeSpec, disk: Disk) -> tuple[ThreadPool | None, str]:
             f"{disk.media}: reads rarely block long enough to pay for a thread hand-off; "
             "sendfile serves them (set thread_pool: true to force a pool)"
         )
-    threads = _pick(
-        tuning.threads_per_disk,
-        HDD_THREADS,
-        "an HDD serves a few concurrent seeks well; 16 threads keep its queue full "
-        "without thrashing the heads",
-    )
     queue = _pick(
         tuning.max_queue,
         HDD_MAX_QUEUE,
@@ -258,9 +289,10 @@ def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
     active = [d for d in spec.disks if d.state == "active"]
     owners = assign_buckets([(d.name, _disk_weight(d)) for d in active], buckets.value)
 
+    threads = _pool_threads(spec)
     disks = []
     for disk in spec.disks:
-        pool, pool_because = _thread_pool(spec, disk)
+        pool, pool_because = _thread_pool(spec, disk, threads)
         cache = (
             _cache_zone(spec, disk, object_size)
             if workload == "cache" and disk.state != "failed"

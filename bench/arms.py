@@ -1,0 +1,144 @@
+"""The configs under test. All listen on the same loopback port and log into their own prefix.
+
+- stock:       Debian's stock nginx.conf: sendfile, no thread pools, nginx's defaults.
+- tpgen:       what `tpgen render` makes of the bench's node spec (runtime paths moved, see
+               `relocate`; nothing else is touched).
+- handwritten: the article's layout, one pool of 32 threads for everything (`aio threads`).
+- floor:       the tpgen config with the hot load alone: the best the hot file can do here.
+- article-nopool (optional): the article's tuned config before it added `aio threads`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    conf: Path
+    cold_load: bool
+    title: str
+
+    @property
+    def prefix(self) -> Path:
+        """nginx's -p: the directory of the config, which also holds its pid and logs."""
+        return self.conf.parent
+
+
+TITLES = {
+    "stock": "stock: Debian's nginx.conf (sendfile, no thread pools)",
+    "tpgen": "tpgen render (origin spec)",
+    "handwritten": "article: one pool, 32 threads",
+    "floor": "tpgen, hot load only",
+    "article-nopool": "article's tuned config before thread pools",
+}
+
+# Debian's /etc/nginx/nginx.conf, with its default site as the server: what `apt-get install
+# nginx` serves. nginx's own defaults fill the rest (sendfile_max_chunk 2m since 1.21.4).
+_STOCK = """\
+# bench arm "stock": {title}
+user www-data;
+worker_processes auto;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log;
+
+events {{
+    worker_connections 768;
+}}
+
+http {{
+    sendfile on;
+    tcp_nopush on;
+    types_hash_max_size 2048;
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    access_log {prefix}/access.log;
+    gzip on;
+
+    server {{
+        listen 127.0.0.1:{port};
+        root {storage};
+    }}
+}}
+"""
+
+# The article's benchmark config: tuned, then (handwritten) with `aio threads`, whose implicit
+# pool is "thread_pool default threads=32 max_queue=65536" - written out here.
+_ARTICLE = """\
+# bench arm "{name}": {title}
+user www-data;
+worker_processes {workers};
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+{pool}
+events {{
+    accept_mutex off;
+}}
+
+http {{
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+
+    access_log off;
+    sendfile on;
+    sendfile_max_chunk 512k;
+
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            root {storage};
+{aio}        }}
+    }}
+}}
+"""
+
+
+def single_root_conf(name: str, *, workers: int, prefix: Path, port: int, storage: Path) -> str:
+    """The configs that serve every disk through one root (the symlink tree)."""
+    if name == "stock":
+        return _STOCK.format(title=TITLES[name], prefix=prefix, port=port, storage=storage)
+    pools = name == "handwritten"
+    return _ARTICLE.format(
+        name=name,
+        title=TITLES[name],
+        workers=workers,
+        prefix=prefix,
+        port=port,
+        storage=storage,
+        pool="thread_pool default threads=32 max_queue=65536;\n" if pools else "",
+        aio="            aio threads;\n" if pools else "",
+    )
+
+
+SINGLE_ROOT = ("stock", "handwritten", "article-nopool")
+
+
+_PID = re.compile(r"^(\s*)pid\s+[^;]+;", re.MULTILINE)
+_ERROR_LOG = re.compile(r"^(\s*)error_log\s+[^;\s]+", re.MULTILINE)
+_ACCESS_LOG = re.compile(r"^(\s*)access_log\s+(?!off\b)[^;\s]+", re.MULTILINE)
+
+
+def relocate(conf: str, prefix: Path) -> str:
+    """Move a rendered config's runtime files (pid, logs) into `prefix`, so that it runs beside
+    the host's own nginx. Nothing that shapes performance is changed."""
+    if _PID.search(conf):
+        conf = _PID.sub(rf"\1pid {prefix}/nginx.pid;", conf)
+    else:
+        conf = f"pid {prefix}/nginx.pid;\n" + conf
+    if _ERROR_LOG.search(conf):
+        conf = _ERROR_LOG.sub(rf"\1error_log {prefix}/error.log", conf)
+    else:
+        conf = f"error_log {prefix}/error.log warn;\n" + conf
+    return _ACCESS_LOG.sub(rf"\1access_log {prefix}/access.log", conf)
+
+
+def substitute(template: str, values: dict[str, str]) -> str:
+    """Fill `@NAME@` placeholders of an extra arm's config file (see `bench run --arm-file`)."""
+    for key, value in values.items():
+        template = template.replace(f"@{key}@", value)
+    if leftover := re.findall(r"@[A-Z_]+@", template):
+        raise ValueError(f"unknown placeholders {sorted(set(leftover))}")
+    return template

@@ -1,0 +1,101 @@
+"""Write the config of every arm of a run into its own prefix.
+
+Beside the built-in arms, a run can add variants: a config file with placeholders (an edited copy
+of the tpgen.conf.template a run leaves), or tpgen itself rendering the spec with `tuning:`
+overrides, which is how a proposed rule change is measured before it is made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench import arms as armconf
+from bench import tpgencli
+from bench.arms import Arm
+from bench.system import BenchError, cpu_count
+
+
+@dataclass(frozen=True)
+class Variant:
+    """An extra arm: `template` (a config file) or `tuning` (spec overrides for tpgen)."""
+
+    name: str
+    template: Path | None = None
+    tuning: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        if self.template is not None:
+            return f"config file {self.template}"
+        return "tpgen render, tuning: " + ", ".join(f"{k}={v}" for k, v in self.tuning.items())
+
+
+@dataclass(frozen=True)
+class Context:
+    workdir: Path
+    out_dir: Path
+    spec: tpgencli.SpecFile
+    storage: Path
+    port: int
+    status_port: int
+
+
+def _placeholders(ctx: Context, prefix: Path) -> dict[str, str]:
+    return {
+        "PORT": str(ctx.port),
+        "STATUS_PORT": str(ctx.status_port),
+        "STORAGE": str(ctx.storage),
+        "MNT": str(ctx.workdir / "mnt"),
+        "PREFIX": str(prefix),
+    }
+
+
+def _as_template(conf: str, values: dict[str, str]) -> str:
+    for key, value in sorted(values.items(), key=lambda kv: -len(kv[1])):
+        conf = conf.replace(value, f"@{key}@")
+    return conf
+
+
+def _tpgen_conf(ctx: Context, name: str, prefix: Path, tuning: dict[str, str]) -> str:
+    spec = ctx.workdir / f"spec-{name}.yaml"
+    spec.write_text(ctx.spec.text(tuning))
+    rendered = tpgencli.render(spec, ctx.workdir / f"{name}-rendered.conf")
+    return armconf.relocate(rendered, prefix)
+
+
+def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list[Arm]:
+    """Arms in run order: the built-in `names`, then the variants."""
+    made: dict[str, Arm] = {}
+    by_name = {v.name: v for v in variants}
+    clash = set(by_name) & {*armconf.TITLES, *names}
+    if clash:
+        raise BenchError(f"variant names clash with built-in arms: {sorted(clash)}")
+    for name in [*names, *by_name]:
+        if name == "floor":
+            continue  # the tpgen config without the cold load, see below
+        prefix = ctx.workdir / "arms" / name
+        prefix.mkdir(parents=True, exist_ok=True)
+        values = _placeholders(ctx, prefix)
+        if name in armconf.SINGLE_ROOT:
+            conf = armconf.single_root_conf(
+                name, workers=cpu_count(), prefix=prefix, port=ctx.port, storage=ctx.storage
+            )
+        elif name == "tpgen":
+            conf = _tpgen_conf(ctx, name, prefix, {})
+            (ctx.out_dir / "tpgen.conf.template").write_text(_as_template(conf, values))
+        elif name in by_name and by_name[name].template is not None:
+            template = by_name[name].template
+            assert template is not None
+            conf = armconf.substitute(template.read_text(), values)
+        elif name in by_name:
+            conf = _tpgen_conf(ctx, name, prefix, by_name[name].tuning)
+        else:
+            raise BenchError(f"unknown arm {name!r}: built-in arms are {sorted(armconf.TITLES)}")
+        (prefix / "nginx.conf").write_text(conf)
+        title = by_name[name].title if name in by_name else armconf.TITLES[name]
+        made[name] = Arm(name, prefix / "nginx.conf", True, title)
+    if "floor" in names:
+        if "tpgen" not in made:
+            raise BenchError("the floor arm needs the tpgen arm")
+        made["floor"] = Arm("floor", made["tpgen"].conf, False, armconf.TITLES["floor"])
+    return [made[name] for name in [*names, *by_name]]

@@ -1,0 +1,88 @@
+"""Find and remove what a killed run (SIGKILL, power loss) left behind: only things that carry
+the bench's marks (paths under /var/tmp/tpgen-bench, cgroups named tpgen-bench-*)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+from bench.cgroups import CGROUP_ROOT
+from bench.loopdisk import detach_own_loop, own_loops, own_mounts, unmount
+
+BENCH_ROOT = Path("/var/tmp/tpgen-bench")
+CGROUP_PREFIX = "tpgen-bench-"
+
+
+def nginx_pids(under: Path = BENCH_ROOT) -> list[int]:
+    """nginx processes started with a prefix or config under `under`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if (
+            argv
+            and argv[0].endswith(b"nginx")
+            and any(arg.startswith(str(under).encode()) for arg in argv)
+        ):
+            found.append(int(proc.name))
+        elif argv and argv[0].startswith(b"nginx: ") and _in_bench_cgroup(int(proc.name)):
+            found.append(int(proc.name))  # a worker: its title no longer shows the prefix
+    return found
+
+
+def _in_bench_cgroup(pid: int) -> bool:
+    try:
+        return f"/{CGROUP_PREFIX}" in Path(f"/proc/{pid}/cgroup").read_text()
+    except OSError:
+        return False
+
+
+def bench_cgroups() -> list[Path]:
+    """Every cgroup directory named tpgen-bench-* (any controller, any depth)."""
+    found = []
+    for dirpath, dirnames, _ in os.walk(CGROUP_ROOT):
+        for name in dirnames:
+            if name.startswith(CGROUP_PREFIX):
+                found.append(Path(dirpath) / name)
+    return found
+
+
+def find() -> dict[str, list[str]]:
+    return {
+        "nginx": [str(pid) for pid in nginx_pids()],
+        "mounts": [str(m) for m in own_mounts(BENCH_ROOT)],
+        "loops": [dev for dev, _ in own_loops(BENCH_ROOT)],
+        "cgroups": [str(c) for c in bench_cgroups()],
+    }
+
+
+def remove() -> dict[str, list[str]]:
+    """Kill, unmount, detach, rmdir, in that order; return what is still there afterwards."""
+    for pid in nginx_pids():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    time.sleep(0.2)
+    for mount in own_mounts(BENCH_ROOT):
+        unmount(mount)
+    for device, image in own_loops(BENCH_ROOT):
+        detach_own_loop(device, image)
+    for cgroup in sorted(bench_cgroups(), key=lambda p: len(p.parts), reverse=True):
+        try:
+            for line in (cgroup / "cgroup.procs").read_text().split():
+                os.kill(int(line), signal.SIGKILL)
+            time.sleep(0.1)
+            cgroup.rmdir()
+        except OSError:
+            pass
+    if not own_mounts(BENCH_ROOT):
+        for entry in BENCH_ROOT.glob("*") if BENCH_ROOT.exists() else []:
+            shutil.rmtree(entry, ignore_errors=True)
+    return find()

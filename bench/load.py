@@ -1,0 +1,103 @@
+"""The two wrk loads, bounded in time, loopback only, and their parsed summaries."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.system import BenchError
+
+LUA_DIR = Path(__file__).resolve().parent / "lua"
+MARKER = "TPGEN-WRK "
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    seconds: float
+    requests: int
+    bytes: int
+    errors: int
+    latency_mean_ms: float
+    latency_p50_ms: float
+    latency_p99_ms: float
+    latency_max_ms: float
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds if self.seconds else 0.0
+
+    @property
+    def mbps(self) -> float:
+        return self.bytes / self.seconds / 1e6 if self.seconds else 0.0
+
+
+@dataclass(frozen=True)
+class Load:
+    """One wrk invocation: `url` on 127.0.0.1, `connections` kept busy for `duration` seconds."""
+
+    url: str
+    connections: int
+    threads: int
+    duration: float
+    script: str  # cold.lua | hot.lua
+    script_args: tuple[str, ...] = ()
+
+    def command(self) -> list[str]:
+        if not self.url.startswith("http://127.0.0.1:"):
+            raise BenchError(f"loads only target loopback, not {self.url}")
+        # A request still open when the time is up is not counted; a latency above --timeout
+        # would be counted as an error, so the timeout spans the whole run (the stock arm's hot
+        # requests wait seconds).
+        cmd = [
+            "wrk",
+            f"--threads={min(self.threads, self.connections)}",
+            f"--connections={self.connections}",
+            f"--duration={max(1, round(self.duration))}s",
+            f"--timeout={max(2, round(self.duration))}s",
+            f"--script={LUA_DIR / self.script}",
+            self.url,
+        ]
+        if self.script_args:
+            cmd += ["--", *self.script_args]
+        return cmd
+
+    def start(self, log: Path) -> subprocess.Popen[str]:
+        out = log.open("w")
+        try:
+            return subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT, text=True)
+        finally:
+            out.close()
+
+    def finish(self, proc: subprocess.Popen[str], log: Path) -> LoadResult:
+        """Wait for wrk (it stops by itself after `duration`; killed if it overstays)."""
+        try:
+            proc.wait(timeout=self.duration + 30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise BenchError(f"wrk overstayed its {self.duration}s: {log}") from None
+        text = log.read_text()
+        if proc.returncode != 0:
+            raise BenchError(f"wrk exit {proc.returncode}: {text[-500:]}")
+        return parse_summary(text)
+
+
+def parse_summary(text: str) -> LoadResult:
+    """Read the JSON line that lua/report.lua prints at the end of a wrk run."""
+    for line in text.splitlines():
+        if line.startswith(MARKER):
+            data = json.loads(line[len(MARKER) :])
+            lat = data["latency_us"]
+            return LoadResult(
+                seconds=data["duration_us"] / 1e6,
+                requests=data["requests"],
+                bytes=data["bytes"],
+                errors=sum(data["errors"].values()),
+                latency_mean_ms=lat["mean"] / 1e3,
+                latency_p50_ms=lat["p50"] / 1e3,
+                latency_p99_ms=lat["p99"] / 1e3,
+                latency_max_ms=lat["max"] / 1e3,
+            )
+    raise BenchError(f"no wrk summary in output: {text[-500:]}")

@@ -1,0 +1,90 @@
+"""Emulated disks: a sparse file, a loop device over it (direct I/O, so the host's page cache does
+not hold a second copy), an ext4 filesystem, a mount. Reads are counted from /sys/block."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.janitor import Janitor
+from bench.system import BenchError, run
+
+SECTOR = 512
+
+
+@dataclass(frozen=True)
+class LoopDisk:
+    name: str
+    image: Path
+    device: str  # /dev/loopN
+    mount: Path
+
+    @property
+    def kname(self) -> str:
+        return Path(self.device).name
+
+    @property
+    def majmin(self) -> str:
+        return Path(f"/sys/block/{self.kname}/dev").read_text().strip()
+
+    def reads(self) -> tuple[int, int]:
+        """(completed read I/Os, bytes read) since the device was attached."""
+        fields = Path(f"/sys/block/{self.kname}/stat").read_text().split()
+        return int(fields[0]), int(fields[2]) * SECTOR
+
+
+def make_disk(workdir: Path, name: str, size: int, janitor: Janitor) -> LoopDisk:
+    """Create, attach, format and mount one disk; register its teardown with `janitor`."""
+    image = workdir / f"{name}.img"
+    mount = workdir / "mnt" / name
+    with image.open("wb") as fh:
+        fh.truncate(size)
+    janitor.push(f"remove {image}", lambda: image.unlink(missing_ok=True))
+    device = run(["losetup", "-f", "--show", "--direct-io=on", str(image)]).strip()
+    janitor.push(f"detach {device}", lambda: detach_own_loop(device, image))
+    # No lazy init: ext4lazyinit would otherwise write to the disk in the background mid-run.
+    run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", device])
+    mount.mkdir(parents=True, exist_ok=True)
+    run(["mount", "-o", "noatime", device, str(mount)])
+    janitor.push(f"unmount {mount}", lambda: unmount(mount))
+    return LoopDisk(name=name, image=image, device=device, mount=mount)
+
+
+def detach_own_loop(device: str, image: Path) -> None:
+    """Detach `device` only if it is still backed by our `image` (loop numbers get reused)."""
+    backing = run(["losetup", "-n", "-O", "BACK-FILE", device], check=False).strip()
+    if backing.removesuffix(" (deleted)") != str(image):
+        return
+    run(["losetup", "-d", device])
+
+
+def unmount(mount: Path) -> None:
+    if os.path.ismount(mount):
+        try:
+            run(["umount", str(mount)], timeout=60)
+        except BenchError:
+            run(["umount", "-l", str(mount)], timeout=60)
+
+
+def own_loops(under: Path) -> list[tuple[str, Path]]:
+    """(device, backing file) of every loop device whose backing file lies under `under`."""
+    out = run(["losetup", "-l", "-n", "-O", "NAME,BACK-FILE"], check=False)
+    found: list[tuple[str, Path]] = []
+    for line in out.splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2:
+            backing = Path(parts[1].strip().removesuffix(" (deleted)"))
+            if backing.is_relative_to(under):
+                found.append((parts[0], backing))
+    return found
+
+
+def own_mounts(under: Path) -> list[Path]:
+    """Mount points under `under`, deepest first."""
+    points = []
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        point = Path(line.split()[1].replace("\\040", " "))
+        if point.is_relative_to(under):
+            points.append(point)
+    return sorted(points, key=lambda p: len(p.parts), reverse=True)

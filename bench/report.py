@@ -1,0 +1,154 @@
+"""Turn trial results into the table, the ratios and the verdict on the issue's goals."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bench.settings import Settings
+from bench.trial import TrialResult
+
+Metric = Callable[[TrialResult], float]
+
+COLUMNS: list[tuple[str, str, Metric]] = [
+    ("hot_rps", "hot req/s", lambda t: t.hot.rps),
+    ("hot_avg_ms", "hot avg ms", lambda t: t.hot.latency_mean_ms),
+    ("hot_p99_ms", "hot p99 ms", lambda t: t.hot.latency_p99_ms),
+    ("cold_rps", "cold req/s", lambda t: t.cold.rps if t.cold else 0.0),
+    ("total_mbps", "total MB/s", lambda t: t.total_mbps),
+    ("disk_mbps", "disk MB/s", lambda t: t.disk_mbps),
+    ("disk_iops", "disk IOPS", lambda t: t.disk_iops),
+    ("kib_per_io", "KiB/IO", lambda t: t.disk_bytes / t.disk_ios / 1024 if t.disk_ios else 0.0),
+]
+
+
+@dataclass(frozen=True)
+class Goal:
+    text: str
+    value: str
+    ok: bool
+
+
+def by_arm(results: Sequence[TrialResult]) -> dict[str, list[TrialResult]]:
+    arms: dict[str, list[TrialResult]] = {}
+    for result in results:
+        arms.setdefault(result.arm, []).append(result)
+    return arms
+
+
+def medians(results: Sequence[TrialResult]) -> dict[str, dict[str, float]]:
+    """arm -> column key -> median over the rounds."""
+    return {
+        arm: {key: statistics.median(metric(t) for t in trials) for key, _, metric in COLUMNS}
+        for arm, trials in by_arm(results).items()
+    }
+
+
+def _fmt(value: float) -> str:
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def _row(label: str, cells: Sequence[str]) -> str:
+    return f"{label:<22}" + "".join(f"{cell:>12}" for cell in cells)
+
+
+def _ratio(num: float, den: float) -> str:
+    if den:
+        return _fmt(num / den)
+    return "inf" if num else "-"
+
+
+def table(results: Sequence[TrialResult], candidates: Sequence[str] = ("tpgen",)) -> str:
+    """Medians per arm, then each candidate's ratios to stock and to handwritten."""
+    med = medians(results)
+    lines = [_row("arm (median)", [title for _, title, _ in COLUMNS])]
+    for arm, values in med.items():
+        lines.append(_row(arm, [_fmt(values[key]) for key, _, _ in COLUMNS]))
+    for num in candidates:
+        for den in ("stock", "handwritten"):
+            if num in med and den in med:
+                cells = [_ratio(med[num][key], med[den][key]) for key, _, _ in COLUMNS]
+                lines.append(_row(f"{num} ÷ {den}", cells))
+    return "\n".join(lines)
+
+
+def rounds_table(results: Sequence[TrialResult]) -> str:
+    """Every trial, in the order it ran: shows the spread and the machine's noise."""
+    lines = [_row("round arm", [*(title for _, title, _ in COLUMNS), "problems", "other CPU"])]
+    for t in results:
+        cells = [_fmt(metric(t)) for _, _, metric in COLUMNS]
+        errors = t.hot.errors + (t.cold.errors if t.cold else 0)
+        extra = [str(len(t.problems) + errors), f"{t.other_cpu:.0%}"]
+        lines.append(_row(f"{t.round:>3}   {t.arm}", [*cells, *extra]))
+    return "\n".join(lines)
+
+
+def goals(results: Sequence[TrialResult], settings: Settings, arm: str = "tpgen") -> list[Goal]:
+    """The issue's figures for `arm` (tpgen's config, or an edited copy), from this run."""
+    med = medians(results)
+    arms = by_arm(results)
+    out: list[Goal] = []
+    if arm not in med:
+        return out
+    if "stock" in med:
+        stock = med["stock"]["hot_rps"]
+        ratio = med[arm]["hot_rps"] / stock if stock else math.inf
+        out.append(Goal(f"hot req/s, {arm} ÷ stock ≥ 50", f"{ratio:.1f}x", ratio >= 50))
+    if "handwritten" in arms:
+        pairs = list(zip(arms[arm], arms["handwritten"], strict=False))
+        for label, key, higher_is_better in (
+            ("hot req/s", "hot_rps", True),
+            ("hot p99", "hot_p99_ms", False),
+            ("total MB/s", "total_mbps", True),
+        ):
+            metric = next(m for k, _, m in COLUMNS if k == key)
+            sign = 1 if higher_is_better else -1
+            wins = sum(sign * (metric(b) - metric(c)) >= 0 for b, c in pairs)
+            out.append(
+                Goal(
+                    f"{arm} at least as good as handwritten on {label}, every round",
+                    f"{wins}/{len(pairs)} rounds",
+                    wins == len(pairs) and wins > 0,
+                )
+            )
+    if "floor" in med:
+        ratio = med[arm]["hot_p99_ms"] / max(med["floor"]["hot_p99_ms"], 1e-9)
+        out.append(
+            Goal(
+                f"hot p99 of {arm} under cold load ÷ unloaded hot p99 ≤ 3",
+                f"{ratio:.2f}x",
+                ratio <= 3,
+            )
+        )
+    budget = settings.disks * settings.disk_model.read_bps / 1e6
+    ratio = med[arm]["disk_mbps"] / budget
+    out.append(
+        Goal(
+            f"disk MB/s with {arm} ÷ throttles ({budget:.1f} MB/s) ≥ 0.85",
+            f"{ratio:.2f}",
+            ratio >= 0.85,
+        )
+    )
+    return out
+
+
+def noise(results: Sequence[TrialResult]) -> str:
+    """Spread of hot req/s across rounds, per arm (max/min): what the machine's noise did."""
+    parts = []
+    for arm, trials in by_arm(results).items():
+        values = [t.hot.rps for t in trials]
+        if len(values) > 1 and min(values) > 0:
+            parts.append(f"{arm} {max(values) / min(values):.2f}x")
+    others = [t.other_cpu for t in results]
+    return (
+        "hot req/s max÷min across rounds: "
+        + (", ".join(parts) if parts else "n/a")
+        + f"\nCPU taken by other processes during trials: median {statistics.median(others):.0%}"
+        f", max {max(others):.0%} of {len(others)} trials"
+    )

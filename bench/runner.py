@@ -1,0 +1,184 @@
+"""A whole run: disks, spec, data, throttle proof, interleaved trials, report; then teardown."""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench import armset, dataset, output, tpgencli
+from bench.arms import Arm
+from bench.janitor import Janitor, cleaned_up
+from bench.loopdisk import LoopDisk, make_disk
+from bench.settings import Settings
+from bench.system import BenchError, cpu_count, free_ports, missing_prerequisites
+from bench.throttle import Probe, bites, probe
+from bench.trial import TrialResult, limited_cgroup, run_trial
+
+BENCH_ROOT = Path("/var/tmp/tpgen-bench")
+CGROUP_PREFIX = "tpgen-bench-"
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class Outcome:
+    results: list[TrialResult]
+    probes: list[Probe]
+    report: str
+    goals_met: bool
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything the trials need, built once per run."""
+
+    run_id: str
+    workdir: Path
+    disks: list[LoopDisk]
+    data: dataset.Dataset
+    where: dict[str, str]
+    arms: list[Arm]
+    port: int
+
+
+def _header(settings: Settings) -> str:
+    m = settings.disk_model
+    return (
+        f"tpgen bench: {settings.disks} HDD-like loop disks ({m.read_bps / 1e6:.1f} MB/s, "
+        f"{m.read_iops} IOPS each), {settings.data_bytes / 2**30:.2f} GiB in "
+        f"{settings.file_size // 2**20} MiB files, nginx memory cgroup "
+        f"{settings.nginx_memory // 2**20} MiB, {cpu_count()} CPUs; "
+        f"{settings.rounds} rounds x {settings.duration:g} s, arms interleaved; "
+        f"cold {settings.cold_connections} conns, hot {settings.hot_connections} conns"
+    )
+
+
+def _probe_files(
+    data: dataset.Dataset, where: dict[str, str], disk: LoopDisk, settings: Settings, seconds: float
+) -> list[Path]:
+    per_group = max(1, math.ceil(settings.disk_model.read_bps * seconds / data.file_size))
+    mine = [u for u in data.cold_uris if where[u] == disk.name][: 4 * per_group]
+    if len(mine) < 4:
+        raise BenchError(f"disk {disk.name} holds too few files for the throttle probe")
+    return [dataset.data_dir(disk) / u.lstrip("/") for u in mine]
+
+
+def _prepare(
+    settings: Settings,
+    run_id: str,
+    workdir: Path,
+    out_dir: Path,
+    variants: list[armset.Variant],
+    janitor: Janitor,
+    log: Log,
+) -> Setup:
+    """Disks, the node spec, tpgen's placement of the files, the data, the arms' configs."""
+    disks = [
+        make_disk(workdir, f"d{i + 1}", settings.disk_size, janitor) for i in range(settings.disks)
+    ]
+    log("disks: " + ", ".join(f"{d.name}={d.device} ({d.majmin})" for d in disks))
+    port, status_port = free_ports(2, settings.port_range)
+    facts = tpgencli.NodeFacts(
+        "bench", cpu_count(), settings.nginx_memory, settings.file_size, port, status_port
+    )
+    spec = tpgencli.SpecFile(facts, tuple(disks), settings.disk_size)
+    spec_path = workdir / "spec.yaml"
+    spec_path.write_text(spec.text())
+    shutil.copy(spec_path, out_dir / "spec.yaml")
+    hot, cold = dataset.uris(settings.disks * settings.files_per_disk)
+    where = tpgencli.locate(spec_path, [hot, *cold])
+    started = time.monotonic()
+    data = dataset.build(workdir, disks, where, hot, cold, settings.file_size)
+    log(
+        f"data: {len(cold) + 1} files in {time.monotonic() - started:.0f} s, per disk "
+        + ", ".join(f"{k}={v}" for k, v in data.files_on.items())
+        + f"; hot file {hot} on {where[hot]}"
+    )
+    ctx = armset.Context(workdir, out_dir, spec, data.storage, port, status_port)
+    arms = armset.build(settings.arms, variants, ctx)
+    return Setup(run_id, workdir, disks, data, where, arms, port)
+
+
+def _check_throttle(
+    setup: Setup, settings: Settings, probe_seconds: float, strict: bool, log: Log
+) -> list[Probe]:
+    disk = setup.disks[0]
+    files = _probe_files(setup.data, setup.where, disk, settings, probe_seconds)
+    cgroup = limited_cgroup(f"{CGROUP_PREFIX}{setup.run_id}-probe", setup.disks, settings)
+    try:
+        probes = probe(disk, files, settings.disk_model, cgroup)
+    finally:
+        cgroup.destroy()
+    problems = bites(probes, settings.disk_model)
+    log(f"throttle check on {disk.name} (cold reads, measured at the block device):")
+    for line in probes:
+        log(line.line())
+    log("  -> the throttle bites" if not problems else "  -> PROBLEM: " + "; ".join(problems))
+    if problems and strict:
+        raise BenchError("the disks are not throttled: " + "; ".join(problems))
+    return probes
+
+
+def _rounds(setup: Setup, settings: Settings, log: Log) -> list[TrialResult]:
+    """Every arm once per round, in the same order: machine noise hits all arms alike."""
+    results: list[TrialResult] = []
+    for round_no in range(1, settings.rounds + 1):
+        for arm in setup.arms:
+            result = run_trial(
+                arm,
+                round_no,
+                settings=settings,
+                disks=setup.disks,
+                data=setup.data,
+                port=setup.port,
+                workdir=setup.workdir,
+                cgroup_name=f"{CGROUP_PREFIX}{setup.run_id}-{arm.name}",
+            )
+            results.append(result)
+            log(output.progress_line(result))
+    return results
+
+
+def run_bench(
+    settings: Settings,
+    out_dir: Path,
+    *,
+    variants: list[armset.Variant] | None = None,
+    probe_seconds: float = 2.0,
+    strict_throttle: bool = True,
+    log: Log = print,
+) -> Outcome:
+    """Run the bench as `settings` say; write table.txt, results.json (and plot.png) to out_dir.
+
+    Everything set up on the host is torn down before this returns or raises."""
+    if problems := missing_prerequisites():
+        raise BenchError("; ".join(problems))
+    variants = variants or []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    BENCH_ROOT.mkdir(mode=0o755, exist_ok=True)
+    workdir = BENCH_ROOT / run_id
+    header = _header(settings)
+    log(header)
+    with cleaned_up(log) as janitor:
+        workdir.mkdir(mode=0o755)
+        janitor.push(f"remove {workdir}", lambda: shutil.rmtree(workdir, ignore_errors=True))
+        janitor.push("keep the logs", lambda: _keep_logs(workdir, out_dir))
+        log(f"work dir {workdir}")
+        setup = _prepare(settings, run_id, workdir, out_dir, variants, janitor, log)
+        probes = _check_throttle(setup, settings, probe_seconds, strict_throttle, log)
+        results = _rounds(setup, settings, log)
+    candidates = ["tpgen", *(v.name for v in variants)]
+    report, goals_met = output.write(out_dir, header, settings, probes, results, candidates)
+    return Outcome(results, probes, report, goals_met)
+
+
+def _keep_logs(workdir: Path, out_dir: Path) -> None:
+    logs = workdir / "logs"
+    if logs.exists():
+        shutil.copytree(logs, out_dir / "logs", dirs_exist_ok=True)

@@ -1,0 +1,81 @@
+"""Small host helpers: commands, prerequisites, free ports, the page cache."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+
+class BenchError(Exception):
+    """A problem the user can fix (missing tool, no root, busy ports...); the CLI exits 2."""
+
+
+def run(cmd: Sequence[str], *, timeout: float = 120.0, check: bool = True) -> str:
+    """Run `cmd`, return its stdout; raise BenchError with its stderr when it fails."""
+    try:
+        proc = subprocess.run(
+            list(cmd), capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except FileNotFoundError as exc:
+        raise BenchError(f"{cmd[0]}: not found") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise BenchError(f"{' '.join(cmd)}: no answer after {timeout:.0f}s") from exc
+    if check and proc.returncode != 0:
+        raise BenchError(f"{' '.join(cmd)}: exit {proc.returncode}: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+REQUIRED_TOOLS = ("nginx", "wrk", "losetup", "mkfs.ext4", "mount", "umount")
+DEBIAN_PACKAGES = "nginx-core wrk util-linux mount e2fsprogs"
+
+
+def missing_prerequisites() -> list[str]:
+    """What keeps the bench from running here; empty when everything is in place."""
+    problems: list[str] = []
+    if os.geteuid() != 0:
+        problems.append("needs root (loop devices, mounts, cgroups, drop_caches)")
+    for tool in REQUIRED_TOOLS:
+        if shutil.which(tool) is None:
+            problems.append(f"{tool} not found (apt-get install {DEBIAN_PACKAGES})")
+    if not Path("/dev/loop-control").exists():
+        problems.append("no loop device support (/dev/loop-control missing)")
+    if shutil.which("nginx") is not None and os.geteuid() == 0:
+        version = run(["nginx", "-V"], check=False) + _stderr_of(["nginx", "-V"])
+        if "--with-threads" not in version:
+            problems.append("nginx is built without --with-threads")
+    return problems
+
+
+def _stderr_of(cmd: Sequence[str]) -> str:
+    proc = subprocess.run(list(cmd), capture_output=True, text=True, check=False, timeout=30)
+    return proc.stderr
+
+
+def free_ports(count: int, port_range: tuple[int, int], host: str = "127.0.0.1") -> list[int]:
+    """`count` ports in `port_range` that nothing listens on right now."""
+    found: list[int] = []
+    for port in range(port_range[0], port_range[1] + 1):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind((host, port))
+            except OSError:
+                continue
+        found.append(port)
+        if len(found) == count:
+            return found
+    raise BenchError(f"no {count} free ports in {port_range[0]}-{port_range[1]}")
+
+
+def drop_caches() -> None:
+    """Write back dirty pages, then drop the page cache, dentries and inodes (global!)."""
+    os.sync()
+    Path("/proc/sys/vm/drop_caches").write_text("3\n")
+
+
+def cpu_count() -> int:
+    return len(os.sched_getaffinity(0))

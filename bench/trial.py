@@ -1,0 +1,174 @@
+"""One trial: one arm, cold caches, both loads at once, disk counters around them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench import dataset
+from bench.arms import Arm
+from bench.cgroups import Cgroup, new_cgroup
+from bench.cpu import CpuMeter
+from bench.dataset import Dataset
+from bench.load import Load, LoadResult
+from bench.loopdisk import LoopDisk
+from bench.nginxproc import Nginx
+from bench.settings import Settings
+from bench.system import BenchError, drop_caches
+
+
+@dataclass(frozen=True)
+class TrialResult:
+    arm: str
+    round: int
+    hot: LoadResult
+    cold: LoadResult | None
+    seconds: float
+    disk_bytes: int
+    disk_ios: int
+    memory_peak: int | None
+    problems: list[str] = field(default_factory=list)
+    other_cpu: float = 0.0  # share of all CPUs used by processes other than nginx and wrk
+
+    @property
+    def disk_mbps(self) -> float:
+        return self.disk_bytes / self.seconds / 1e6
+
+    @property
+    def disk_iops(self) -> float:
+        return self.disk_ios / self.seconds
+
+    @property
+    def total_mbps(self) -> float:
+        return self.hot.mbps + (self.cold.mbps if self.cold else 0.0)
+
+
+def limited_cgroup(name: str, disks: list[LoopDisk], settings: Settings) -> Cgroup:
+    """A new cgroup with every disk throttled and memory bounded as `settings` say."""
+    cgroup = new_cgroup(name)
+    cgroup.create()
+    try:
+        for disk in disks:
+            cgroup.limit_reads(
+                disk.majmin, settings.disk_model.read_bps, settings.disk_model.read_iops
+            )
+        cgroup.limit_memory(settings.nginx_memory)
+    except BaseException:
+        cgroup.destroy()
+        raise
+    return cgroup
+
+
+def _warm(url: str, size: int, attempts: int = 10) -> None:
+    """Fetch the hot file twice (it is in the page cache afterwards). A fresh nginx may reset the
+    very first connection while its workers start: retry those for a few seconds."""
+    fetched = 0
+    for attempt in range(attempts):
+        try:
+            with urllib.request.urlopen(url, timeout=30) as resp:
+                body = resp.read()
+        except (ConnectionError, urllib.error.URLError) as exc:
+            if attempt == attempts - 1:
+                raise BenchError(f"{url}: {exc}") from exc
+            time.sleep(0.5)
+            continue
+        if len(body) != size:
+            raise BenchError(f"{url}: got {len(body)} bytes, expected {size}")
+        fetched += 1
+        if fetched == 2:
+            return
+
+
+def _loads(settings: Settings, data: Dataset, port: int, round_no: int) -> tuple[Load, Load]:
+    base = f"http://127.0.0.1:{port}"
+    hot = Load(
+        base + data.hot_uri,
+        settings.hot_connections,
+        settings.wrk_threads,
+        settings.duration,
+        "hot.lua",
+    )
+    cold = Load(
+        base + "/",
+        settings.cold_connections,
+        settings.wrk_threads,
+        settings.duration,
+        "cold.lua",
+        (str(data.uri_list), str(round_no)),
+    )
+    return hot, cold
+
+
+def _reap(procs: list[subprocess.Popen[str]]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def run_trial(
+    arm: Arm,
+    round_no: int,
+    *,
+    settings: Settings,
+    disks: list[LoopDisk],
+    data: Dataset,
+    port: int,
+    workdir: Path,
+    cgroup_name: str,
+) -> TrialResult:
+    """Cold caches (warm inodes), nginx in a fresh cgroup, both loads at once; then stop it all."""
+    prefix = arm.prefix
+    logs = workdir / "logs"
+    logs.mkdir(exist_ok=True)
+    tag = f"r{round_no}-{arm.name}"
+    for stale in ("error.log", "access.log"):
+        (prefix / stale).unlink(missing_ok=True)
+    drop_caches()
+    if not settings.cold_metadata:
+        dataset.warm_metadata(data)
+    cpu = CpuMeter()
+    cgroup = limited_cgroup(cgroup_name, disks, settings)
+    nginx = Nginx(arm.conf, prefix, port, cgroup)
+    procs: list[subprocess.Popen[str]] = []
+    hot, cold = _loads(settings, data, port, round_no)
+    try:
+        nginx.start()
+        _warm(hot.url, data.file_size)
+        before = [disk.reads() for disk in disks]
+        start = time.monotonic()
+        if arm.cold_load:
+            procs.append(cold.start(logs / f"{tag}-cold.txt"))
+        procs.append(hot.start(logs / f"{tag}-hot.txt"))
+        hot_result = hot.finish(procs[-1], logs / f"{tag}-hot.txt")
+        cold_result = cold.finish(procs[0], logs / f"{tag}-cold.txt") if arm.cold_load else None
+        seconds = time.monotonic() - start
+        after = [disk.reads() for disk in disks]
+        peak = cgroup.memory_peak()
+        problems = nginx.problems()  # before the shutdown, which logs workers killed mid-read
+    finally:
+        _reap(procs)
+        try:
+            nginx.stop()
+        finally:
+            cgroup.destroy()
+            (logs / f"{tag}-nginx.txt").write_text(nginx.output())
+            if (prefix / "error.log").exists():
+                shutil.copy(prefix / "error.log", logs / f"{tag}-error.log")
+    return TrialResult(
+        arm=arm.name,
+        round=round_no,
+        hot=hot_result,
+        cold=cold_result,
+        seconds=seconds,
+        disk_bytes=sum(a[1] - b[1] for a, b in zip(after, before, strict=True)),
+        disk_ios=sum(a[0] - b[0] for a, b in zip(after, before, strict=True)),
+        memory_peak=peak,
+        problems=problems,
+        other_cpu=cpu.others_share(),
+    )
