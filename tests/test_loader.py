@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 from tpgen.errors import SpecError
-from tpgen.loader import load_spec_text
+from tpgen.loader import load_spec_text, plain_data, spec_from_mapping
 
 GOOD = textwrap.dedent("""\
     node: {name: n1, cores: 4, memory: 8GiB}
@@ -130,3 +130,23 @@ def test_top_level_must_be_a_mapping() -> None:
     assert _errors("- 1\n- 2\n") == [
         "spec.yaml:1: (top): a spec is a mapping with node, workload and disks"
     ]
+
+
+def test_tagged_scalar_subclasses_are_read_as_plain_values() -> None:
+    class Tagged(str):
+        pass
+
+    class TaggedInt(int):
+        pass
+
+    data = {
+        Tagged("node"): {"name": Tagged("n1"), "cores": TaggedInt(4), "memory": Tagged("8GiB")},
+        "workload": {"type": Tagged("origin")},
+        "disks": (
+            {"name": "d1", "device": "/dev/sdb", "mount": "/srv/d1", "size": "1TB", "media": "hdd"},
+        ),
+    }
+    spec = spec_from_mapping(data, "tagged")
+    assert spec.node.name == "n1" and type(spec.node.name) is str
+    assert spec.node.cores == 4 and type(spec.node.cores) is int
+    assert plain_data(data)["disks"][0]["media"] == "hdd"

@@ -11,6 +11,7 @@ from tpgen.buckets import bucket_for_hash, disk_for_hash, murmur_hash2
 from tpgen.check import CheckResult, check_config_text, check_plan
 from tpgen.errors import NginxUnavailable, SpecError
 from tpgen.loader import load_spec_file as _load_spec_file
+from tpgen.loader import plain_data
 from tpgen.loader import spec_from_mapping as _spec_from_mapping
 from tpgen.model import NodeSpec
 from tpgen.plan import Plan, make_plan
@@ -31,6 +32,7 @@ __all__ = [
     "disk_for_key",
     "disk_layout",
     "load_spec_file",
+    "plain_data",
     "plan_for",
     "render_config",
     "render_from_mapping",

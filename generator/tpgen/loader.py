@@ -45,11 +45,15 @@ def _line_for(path: FieldPath, lines: LineMap) -> int | None:
     return None
 
 
-def _plain(node: Any) -> Any:
+def plain_data(node: Any) -> Any:
+    """Plain dicts, lists and exact scalar types: YAML loaders and Ansible hand over subclasses."""
     if isinstance(node, Mapping):
-        return {str(key): _plain(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_plain(value) for value in node]
+        return {str(key): plain_data(value) for key, value in node.items()}
+    if isinstance(node, list | tuple):
+        return [plain_data(value) for value in node]
+    for kind in (bool, int, float, str):
+        if isinstance(node, kind):
+            return kind(node)
     return node
 
 
@@ -90,7 +94,7 @@ def spec_from_mapping(
             [Problem((), "a spec is a mapping with node, workload and disks", source, 1)]
         )
     try:
-        spec = NodeSpec.model_validate(_plain(data))
+        spec = NodeSpec.model_validate(plain_data(data))
     except ValidationError as err:
         # A union field reports one error per member: say them as one line.
         by_path: dict[FieldPath, list[str]] = {}

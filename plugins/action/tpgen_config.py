@@ -8,7 +8,6 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping
 from typing import Any
 
 from ansible import constants as C
@@ -30,18 +29,6 @@ _ARGUMENT_SPEC: dict[str, Any] = {
     "group": {"type": "str"},
     "mode": {"type": "raw", "default": "0644"},
 }
-
-
-def _plain(value: Any) -> Any:
-    """Return value as plain dict/list/str/int/float/bool (Ansible passes tagged subclasses)."""
-    if isinstance(value, Mapping):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    for kind in (bool, int, float, str):
-        if isinstance(value, kind):
-            return kind(value)
-    return value
 
 
 def _import_tpgen() -> Any:
@@ -69,12 +56,12 @@ def render(spec: dict[str, Any], source: str) -> dict[str, Any]:
     Returns the config text, the plan's disk layout and the listen/status endpoints.
     """
     api = _import_tpgen()
-    data = _plain(spec)
+    data = api.plain_data(spec)
     node_spec = api.spec_from_mapping(data, source=source)
     plan = api.plan_for(node_spec, source)
     return {
         "text": api.render_config(plan, source),
-        "disks": [_plain(dict(disk)) for disk in api.disk_layout(plan)],
+        "disks": api.disk_layout(plan),
         "listen": _endpoint(node_spec, "listen"),
         "status": _endpoint(node_spec, "status"),
     }

@@ -12,20 +12,8 @@ from ansible.errors import AnsibleFilterError
 
 
 def plain(value: Any) -> Any:
-    """Return value as plain dict/list/str/int/float/bool (Ansible passes tagged subclasses)."""
-    if isinstance(value, Mapping):
-        return {str(key): plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, str):
-        return str(value)
-    return value
+    """Plain dict/list/scalars (Ansible passes tagged subclasses): tpgen's own normaliser."""
+    return _api().plain_data(value)
 
 
 def _api() -> Any:
@@ -89,7 +77,7 @@ def tpgen_node_spec(
 def tpgen_disk_layout(spec: Any, source: str = "tpgen_spec") -> list[dict[str, Any]]:
     """The plan's disk layout: one dict per disk (name, device, mount, dir, state, media, ...)."""
     plan = _plan(spec, source)
-    return [plain(dict(disk)) for disk in _api().disk_layout(plan)]
+    return list(_api().disk_layout(plan))
 
 
 def tpgen_disk_for_key(spec: Any, key: Any, source: str = "tpgen_spec") -> Any:

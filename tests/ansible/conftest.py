@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -11,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.ansible.node_checks import load_filters
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -44,16 +45,6 @@ def run_ansible(args: list[str], **extra_env: str) -> subprocess.CompletedProces
     return subprocess.run(
         args, env=ansible_env(**extra_env), cwd=REPO, text=True, capture_output=True, check=False
     )
-
-
-def load_filters() -> ModuleType:
-    """The filter plugin module, loaded from its file as Ansible does."""
-    path = REPO / "plugins" / "filter" / "tpgen_filters.py"
-    spec = importlib.util.spec_from_file_location("tpgen_filters_under_test", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="session")

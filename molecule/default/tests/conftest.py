@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -10,20 +10,14 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
-
-
-def _load_node_checks() -> ModuleType:
-    path = REPO / "tests" / "ansible" / "node_checks.py"
-    spec = importlib.util.spec_from_file_location("tpgen_node_checks", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+# The helpers shared with tests/ansible; molecule runs these tests outside the tests package.
+sys.path.insert(0, str(REPO / "tests" / "ansible"))
+import node_checks  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def checks() -> ModuleType:
-    return _load_node_checks()
+    return node_checks
 
 
 @pytest.fixture(scope="module")

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
+# The helpers shared with tests/ansible; molecule runs these tests outside the tests package.
+sys.path.insert(0, str(REPO / "tests" / "ansible"))
+import node_checks  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def checks() -> ModuleType:
-    path = REPO / "tests" / "ansible" / "node_checks.py"
-    spec = importlib.util.spec_from_file_location("tpgen_node_checks", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return node_checks
