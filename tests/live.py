@@ -19,9 +19,10 @@ from tpgen.render import render_config
 PORT_RANGE = range(27000, 28000)
 
 
-def free_ports(count: int, start: int = PORT_RANGE.start) -> list[int]:
+def free_ports(count: int, start: int = PORT_RANGE.start, stop: int = PORT_RANGE.stop) -> list[int]:
+    """``count`` loopback ports in [start, stop) that nothing listens on."""
     found: list[int] = []
-    for port in range(start, PORT_RANGE.stop):
+    for port in range(start, stop):
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
@@ -30,7 +31,7 @@ def free_ports(count: int, start: int = PORT_RANGE.start) -> list[int]:
         found.append(port)
         if len(found) == count:
             return found
-    raise RuntimeError("no free loopback ports in 27000-27999")
+    raise RuntimeError(f"no {count} free loopback ports in {start}-{stop - 1}")
 
 
 @dataclass

@@ -7,7 +7,6 @@ import io
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,8 @@ from pathlib import Path
 import pytest
 from tpgen import doctor as dr
 from tpgen.doctor import Disk, FsUsage, Level
+
+from .live import free_ports
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ops"
 GIB = 1024**3
@@ -467,23 +468,6 @@ def test_standalone_script_runs_without_the_package(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- real nginx
 
-NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
-
-
-def free_ports(count: int, start: int = 26000, end: int = 26999) -> list[int]:
-    """Ports of the ops range (docs/CONTRACT-helpers.md) nothing listens on."""
-    ports: list[int] = []
-    for port in range(start + os.getpid() % 500, end):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        ports.append(port)
-        if len(ports) == count:
-            return ports
-    pytest.skip("no free port in 26000-26999")
-
 
 @pytest.fixture
 def open_tmp() -> Iterator[Path]:
@@ -494,13 +478,12 @@ def open_tmp() -> Iterator[Path]:
     shutil.rmtree(root, ignore_errors=True)
 
 
-@pytest.mark.skipif(NGINX is None, reason="needs nginx (apt-get install nginx-core)")
 @pytest.mark.skipif(os.geteuid() != 0, reason="nginx's rendered config switches to www-data")
-def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path) -> None:
-    api = pytest.importorskip("tpgen.api")
+def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path, nginx_binary: str) -> None:
+    from tpgen import api
     from tpgen.plan import rebased
 
-    listen, status, origin = free_ports(3)
+    listen, status, origin = free_ports(3, start=26000 + os.getpid() % 500, stop=27000)
     spec = {
         "node": {"name": "doctor-it", "cores": 1, "memory": "1GiB"},
         "workload": {
@@ -537,9 +520,11 @@ def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     conf = root / "nginx.conf"
     conf.write_text(text)
-    assert NGINX is not None
     started = subprocess.run(
-        [NGINX, "-p", str(root), "-c", str(conf)], capture_output=True, text=True, check=False
+        [nginx_binary, "-p", str(root), "-c", str(conf)],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert started.returncode == 0, started.stderr
     try:
@@ -549,7 +534,7 @@ def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path) -> None:
             error_log=plan.error_log,
             status_url=f"http://127.0.0.1:{status}/nginx_status",
             expected_config=text,
-            nginx_binary=NGINX,
+            nginx_binary=nginx_binary,
         )
         for _ in range(50):  # the master forks its workers right after it returns
             try:
@@ -578,7 +563,7 @@ def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path) -> None:
         assert after[("log.queue_overflow", "pool_d1")].data["count"] == 1
     finally:
         subprocess.run(
-            [NGINX, "-p", str(root), "-c", str(conf), "-s", "stop"],
+            [nginx_binary, "-p", str(root), "-c", str(conf), "-s", "stop"],
             capture_output=True,
             check=False,
         )
