@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import ipaddress
+import math
+import posixpath
 import re
+from collections.abc import Callable
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    WithJsonSchema,
+)
 
-from tpgen.units import check_nginx_time, parse_size
+from tpgen.units import format_duration, parse_duration, parse_size, short_size
 
 # Everything below ends up inside nginx.conf: each pattern keeps out ; { } quotes, spaces and $.
 HOSTNAME_RE = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$"
@@ -19,30 +30,190 @@ USER_RE = r"^[a-z_][a-z0-9_-]{0,31}$"
 # Variables and a few literal characters: enough for any cache key, never a directive.
 CACHE_KEY_RE = r"^(\$[a-z_][a-z0-9_]*|[A-Za-z0-9/:._-])+$"
 ALLOWED_BUCKETS = (100, 200, 250, 400, 500, 1000, 2000, 2500, 5000, 10000)
+# Words a map block reads as instructions, not keys (ngx_http_map_module.c): disk names are keys.
+RESERVED_DISK_NAMES = ("default", "hostnames", "include", "volatile")
+# nginx core variables that describe the request before it reaches the cache: every one
+# exists in any nginx build, so `nginx -t` accepts a key made of them.
+CACHE_KEY_VARIABLES = (
+    "scheme",
+    "https",
+    "host",
+    "server_name",
+    "server_addr",
+    "server_port",
+    "server_protocol",
+    "request_method",
+    "request_uri",
+    "uri",
+    "args",
+    "query_string",
+    "is_args",
+)
+CACHE_KEY_PREFIXES = ("arg_", "http_", "cookie_")  # $arg_NAME, $http_NAME, $cookie_NAME
+CACHE_KEY_URI = ("request_uri", "uri")
 
 
-def _size_schema(description: str) -> dict[str, object]:
-    return {
-        "anyOf": [
-            {"type": "integer", "minimum": 0},
-            {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*([kmgtpKMGTP]i?)?[bB]?\s*$"},
-        ],
-        "description": description,
-    }
-
-
+SIZE_SCHEMA: dict[str, object] = {
+    "anyOf": [
+        {"type": "integer", "minimum": 0},
+        {"type": "string", "pattern": r"^\s*[0-9]+(\.[0-9]+)?\s*([kmgtpKMGTP]i?)?[bB]?\s*$"},
+    ]
+}
+DURATION_SCHEMA: dict[str, object] = {
+    "anyOf": [
+        {"type": "integer", "minimum": 0},
+        {"type": "string", "pattern": r"^([0-9]+(y|M|w|d|h|m|s|ms))+$|^[0-9]+$"},
+    ]
+}
 Size = Annotated[
     int,
     BeforeValidator(parse_size),
     PlainSerializer(int, return_type=int),
-    Field(json_schema_extra=_size_schema("bytes, or a number with a unit: 4TB, 48GiB, 512KiB")),
+    WithJsonSchema(SIZE_SCHEMA),
 ]
+
+
+def _sizes_between(low: int, high: int, *, kib: bool = False) -> Callable[[int], int]:
+    """A size field's bounds; ``kib``: nginx writes it in k/m units, so whole KiB only."""
+
+    def check(value: int) -> int:
+        if not low <= value <= high:
+            raise ValueError(
+                f"{value:,} bytes is outside {short_size(low)} … {short_size(high)}: "
+                "write a size in that range (k = 1000, KiB = 1024)"
+            )
+        if kib and value % 1024:
+            raise ValueError(
+                f"{value:,} bytes is not a whole number of KiB, and nginx takes this size in "
+                "k or m: write e.g. 512KiB or 1MiB"
+            )
+        return value
+
+    return check
+
+
+def _shown(value: object) -> str:
+    """A value as the user wrote it in YAML, cut short: 10**400 is not worth 400 digits."""
+    text = str(value).lower() if isinstance(value, bool) else repr(value)
+    return text if len(text) <= 24 else f"{text[:20]}…"
+
+
+def _whole(value: object) -> object:
+    """Strict integers: YAML's true is not 1 core, '4' and 4.0 are not counts."""
+    if isinstance(value, bool):
+        raise ValueError(f"{_shown(value)} is a boolean, not a whole number: write e.g. 4")
+    if not isinstance(value, int):
+        raise ValueError(f"{_shown(value)} is not a whole number: write e.g. 4")
+    return value
+
+
+def _real(value: float) -> float | None:
+    """A finite float from a YAML int or float; None for NaN, ±inf and ints past a float."""
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{_shown(value)} is not a number: write e.g. 10 or 2.5")
+    number = _real(value)
+    if number is None:
+        raise ValueError(f"{_shown(value)} is not a finite number: write e.g. 10 or 2.5")
+    return number
+
+
+def _weight(value: object) -> object:
+    number = None if isinstance(value, bool) or not isinstance(value, int | float) else _real(value)
+    if number is None or number <= 0:
+        raise ValueError(f"{_shown(value)}: a weight must be a finite number > 0, e.g. 1.5")
+    return number
+
+
+def _boolean(value: object) -> object:
+    if not isinstance(value, bool):
+        raise ValueError(f"{_shown(value)} is not a boolean: write true or false")
+    return value
+
+
+WHOLE = BeforeValidator(_whole)
+FINITE = BeforeValidator(_finite)
+BOOLEAN = BeforeValidator(_boolean)
+
+
+def _durations_between(
+    low_ms: int, high_ms: int, *, milliseconds: bool, zero_ok: bool = False
+) -> Callable[[object], str]:
+    """A duration field as nginx's parser for its directive reads it, kept as written."""
+
+    def check(value: object) -> str:
+        ms = parse_duration(value, milliseconds=milliseconds)
+        if not (low_ms <= ms <= high_ms or (zero_ok and ms == 0)):
+            shown = value if isinstance(value, str) else f"{value}s"
+            raise ValueError(
+                f"{shown!r} is outside {format_duration(low_ms)} … {format_duration(high_ms)}"
+                + (" (or 0 to turn it off)" if zero_ok else "")
+            )
+        return str(value)
+
+    return check
 
 
 def _no_dotdot(path: str) -> str:
     if "/../" in f"{path}/" or "/./" in f"{path}/":
         raise ValueError("must be a normalised absolute path (no . or .. parts)")
     return path.rstrip("/") or "/"
+
+
+def _canonical_device(path: str) -> str:
+    # The duplicate-device rule compares text: only one spelling of a path may pass.
+    canonical = posixpath.normpath(path)
+    if canonical != path:
+        fix = (
+            f"write {canonical!r}"
+            if canonical.startswith("/dev/")
+            else "it must name a device under /dev/"
+        )
+        raise ValueError(
+            f"{path!r} is not a canonical device path (no . or .. parts, no // or trailing /): "
+            + fix
+        )
+    return path
+
+
+def _disk_name(name: str) -> str:
+    if name in RESERVED_DISK_NAMES:
+        raise ValueError(
+            f"{name!r} is a keyword of nginx's map block, where disk names are keys "
+            f"({', '.join(RESERVED_DISK_NAMES)} are reserved): pick another name, e.g. {name}1"
+        )
+    return name
+
+
+def _cache_key(key: str) -> str:
+    """Only request variables nginx knows, and always the URI: else URLs share one object."""
+    allowed = ", ".join(
+        [f"${name}" for name in CACHE_KEY_VARIABLES]
+        + [f"${prefix}NAME" for prefix in CACHE_KEY_PREFIXES]
+    )
+    names = re.findall(r"\$([a-z_][a-z0-9_]*)", key)
+    for name in names:
+        if name.startswith("tpgen_"):
+            raise ValueError(
+                f"${name} is tpgen's own variable, chosen by the cache key itself: "
+                f"build the key from request variables ({allowed})"
+            )
+        prefix = next((p for p in CACHE_KEY_PREFIXES if name.startswith(p)), None)
+        if name not in CACHE_KEY_VARIABLES and (prefix is None or name == prefix):
+            raise ValueError(f"${name} cannot be used in a cache key: use {allowed}")
+    if not any(name in CACHE_KEY_URI for name in names):
+        raise ValueError(
+            f"{key!r} has neither $request_uri nor $uri, so every URL would share one cached "
+            "object: write e.g. $scheme$host$request_uri"
+        )
+    return key
 
 
 def _is_ip(text: str) -> str:
@@ -85,8 +256,10 @@ def _buckets(value: int) -> int:
 
 
 IpAddress = Annotated[str, AfterValidator(_is_ip)]
-Port = Annotated[int, Field(ge=1, le=65535)]
-NginxTime = Annotated[str, AfterValidator(check_nginx_time)]
+Port = Annotated[int, Field(ge=1, le=65535), WHOLE]
+Percent = float  # every percent field: a finite number, bounds per field
+KIB, MIB, GIB, TIB, PIB = 1 << 10, 1 << 20, 1 << 30, 1 << 40, 1 << 50
+SECOND, MINUTE, HOUR, DAY = 1000, 60_000, 3_600_000, 86_400_000
 
 
 class Strict(BaseModel):
@@ -95,8 +268,12 @@ class Strict(BaseModel):
 
 class Node(Strict):
     name: Annotated[str, Field(pattern=HOSTNAME_RE, max_length=253, description="host name")]
-    cores: Annotated[int, Field(ge=1, le=1024, description="CPU cores nginx may use")]
-    memory: Annotated[Size, Field(description="RAM of the node")]
+    cores: Annotated[int, Field(ge=1, le=1024, description="CPU cores nginx may use"), WHOLE]
+    memory: Annotated[
+        Size,
+        AfterValidator(_sizes_between(256 * MIB, 64 * TIB)),
+        Field(description="RAM of the node: 256MiB … 64TiB; 48GiB, or bytes"),
+    ]
 
 
 class Workload(Strict):
@@ -107,15 +284,24 @@ class Workload(Strict):
     upstreams: list[Annotated[str, AfterValidator(_upstream)]] = Field(
         default_factory=list, description="origin servers host:port (cache workload only)"
     )
-    avg_object_size: Size | None = Field(
-        default=None, description="average object size; sizes the keys_zone"
+    avg_object_size: Annotated[Size, AfterValidator(_sizes_between(512, TIB))] | None = Field(
+        default=None, description="average object size (512B … 1TiB); sizes the keys_zone"
     )
-    cache_key: Annotated[str, Field(pattern=CACHE_KEY_RE)] | None = Field(
-        default=None, description="cache key, also the key that picks the disk"
+    cache_key: Annotated[str, Field(pattern=CACHE_KEY_RE), AfterValidator(_cache_key)] | None = (
+        Field(
+            default=None,
+            description="cache key, also the key that picks the disk; must hold $request_uri "
+            "or $uri",
+        )
     )
-    inactive: NginxTime | None = Field(
-        default=None, description="evict cached objects not used for this long"
-    )
+    inactive: (
+        Annotated[
+            str,
+            BeforeValidator(_durations_between(MINUTE, 365 * DAY, milliseconds=False)),
+            WithJsonSchema(DURATION_SCHEMA),
+        ]
+        | None
+    ) = Field(default=None, description="evict cached objects not used for this long: 1m … 365d")
 
 
 class Listen(Strict):
@@ -129,39 +315,73 @@ class Status(Strict):
 
 
 class Disk(Strict):
-    name: Annotated[str, Field(pattern=DISK_NAME_RE, description="short name: d1, hdd07")]
-    device: Annotated[str, Field(pattern=DEVICE_RE, description="block device, /dev/...")]
+    name: Annotated[
+        str,
+        Field(pattern=DISK_NAME_RE, description="short name: d1, hdd07"),
+        AfterValidator(_disk_name),
+    ]
+    device: Annotated[
+        str,
+        Field(pattern=DEVICE_RE, description="block device, /dev/..., canonical"),
+        AfterValidator(_canonical_device),
+    ]
     mount: Annotated[str, Field(pattern=MOUNT_RE), AfterValidator(_no_dotdot)]
-    size: Size
+    size: Annotated[
+        Size,
+        AfterValidator(_sizes_between(64 * MIB, PIB)),
+        Field(description="64MiB … 1PiB: 4TB, 3.84TB, or bytes"),
+    ]
     media: Literal["hdd", "ssd", "nvme"]
     state: Literal["active", "draining", "failed"] = "active"
-    weight: Annotated[float, Field(gt=0, le=1e6)] | None = Field(
-        default=None, description="share of keys; default proportional to size"
-    )
+    weight: (
+        Annotated[
+            float,
+            Field(le=1e6, json_schema_extra={"exclusiveMinimum": 0}),
+            BeforeValidator(_weight),
+        ]
+        | None
+    ) = Field(default=None, description="share of keys, > 0; default proportional to size")
     filesystem: Literal["xfs", "ext4"] = "xfs"
-    thread_pool: bool | None = Field(
+    thread_pool: Annotated[bool, BOOLEAN] | None = Field(
         default=None, description="force a thread pool on (or off) for this disk"
     )
 
 
 class Tuning(Strict):
-    """Overrides of derived values; each one replaces the rule `tpgen explain` shows."""
+    """Overrides of derived values; each one replaces the rule `tpgen explain` shows.
+
+    A key that has no effect on this node (its workload, its disks) is refused, not ignored.
+    """
 
     user: Annotated[str, Field(pattern=USER_RE)] | None = None
-    worker_processes: Annotated[int, Field(ge=1, le=1024)] | Literal["auto"] | None = None
-    worker_connections: Annotated[int, Field(ge=16, le=1_048_576)] | None = None
-    worker_rlimit_nofile: Annotated[int, Field(ge=64, le=16_777_216)] | None = None
-    sendfile_max_chunk: Size | None = None
-    threads_per_disk: Annotated[int, Field(ge=1, le=512)] | None = None
-    max_queue: Annotated[int, Field(ge=1, le=16_777_216)] | None = None
-    headroom_percent: Annotated[float, Field(ge=0, lt=90)] | None = None
-    min_free_percent: Annotated[float, Field(ge=0, lt=50)] | None = None
-    keys_zone_ram_percent: Annotated[float, Field(gt=0, le=75)] | None = None
-    buckets: Annotated[int, AfterValidator(_buckets)] | None = None
-    directio: Size | None = None
-    output_buffers: Size | None = None
-    open_file_cache_max: Annotated[int, Field(ge=0, le=10_000_000)] | None = None
-    keepalive_timeout: NginxTime | None = None
+    worker_processes: Annotated[int, Field(ge=1, le=1024), WHOLE] | Literal["auto"] | None = None
+    worker_connections: Annotated[int, Field(ge=16, le=1_048_576), WHOLE] | None = None
+    # The upper limit is the node's (fs.nr_open): plan.check_node_limits says it with the fix.
+    worker_rlimit_nofile: Annotated[int, Field(ge=64), WHOLE] | None = None
+    sendfile_max_chunk: (
+        Annotated[Size, AfterValidator(_sizes_between(4 * KIB, 64 * MIB, kib=True))] | None
+    ) = Field(default=None, description="4KiB … 64MiB, whole KiB")
+    threads_per_disk: Annotated[int, Field(ge=1, le=512), WHOLE] | None = None
+    max_queue: Annotated[int, Field(ge=1, le=16_777_216), WHOLE] | None = None
+    headroom_percent: Annotated[Percent, Field(ge=0, lt=90), FINITE] | None = None
+    min_free_percent: Annotated[Percent, Field(ge=0, lt=50), FINITE] | None = None
+    keys_zone_ram_percent: Annotated[Percent, Field(gt=0, le=75), FINITE] | None = None
+    buckets: Annotated[int, WHOLE, AfterValidator(_buckets)] | None = None
+    directio: Annotated[Size, AfterValidator(_sizes_between(4 * KIB, TIB, kib=True))] | None = (
+        Field(default=None, description="4KiB … 1TiB, whole KiB")
+    )
+    output_buffers: (
+        Annotated[Size, AfterValidator(_sizes_between(4 * KIB, 64 * MIB, kib=True))] | None
+    ) = Field(default=None, description="4KiB … 64MiB, whole KiB")
+    open_file_cache_max: Annotated[int, Field(ge=1, le=10_000_000), WHOLE] | None = None
+    keepalive_timeout: (
+        Annotated[
+            str,
+            BeforeValidator(_durations_between(SECOND, HOUR, milliseconds=True, zero_ok=True)),
+            WithJsonSchema(DURATION_SCHEMA),
+        ]
+        | None
+    ) = Field(default=None, description="0 (off) or 1s … 1h, e.g. 65s")
 
 
 class NodeSpec(Strict):

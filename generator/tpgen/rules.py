@@ -3,9 +3,77 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from tpgen.errors import Problem, problem
+from tpgen.errors import Path, Problem, problem
 from tpgen.model import NodeSpec
+
+WORKLOADS = ("cache", "origin", "vod")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where an optional key has an effect; anywhere else it is refused, never ignored."""
+
+    workloads: tuple[str, ...] = WORKLOADS
+    needs_pool: bool = False  # only a node where some disk gets a thread pool uses it
+
+
+# The one table of applicability: every optional workload key and every tuning key.
+SCOPES: dict[Path, Scope] = {
+    ("workload", "upstreams"): Scope(("cache",)),
+    ("workload", "cache_key"): Scope(("cache",)),
+    ("workload", "inactive"): Scope(("cache",)),
+    ("tuning", "user"): Scope(),
+    ("tuning", "worker_processes"): Scope(),
+    ("tuning", "worker_connections"): Scope(),
+    ("tuning", "worker_rlimit_nofile"): Scope(),
+    ("tuning", "sendfile_max_chunk"): Scope(),
+    ("tuning", "keepalive_timeout"): Scope(),
+    ("tuning", "buckets"): Scope(),
+    ("tuning", "threads_per_disk"): Scope(needs_pool=True),
+    ("tuning", "max_queue"): Scope(needs_pool=True),
+    ("tuning", "headroom_percent"): Scope(("cache",)),
+    ("tuning", "min_free_percent"): Scope(("cache",)),
+    ("tuning", "keys_zone_ram_percent"): Scope(("cache",)),
+    ("tuning", "directio"): Scope(("vod",)),
+    ("tuning", "output_buffers"): Scope(("vod",)),
+    ("tuning", "open_file_cache_max"): Scope(("origin", "vod")),
+}
+
+
+def _is_set(spec: NodeSpec, path: Path) -> bool:
+    section, key = path
+    value = getattr(getattr(spec, str(section)), str(key))
+    return value is not None and value != []
+
+
+def _workload_scope_problems(spec: NodeSpec) -> Iterator[Problem]:
+    workload = spec.workload.type
+    for path, scope in SCOPES.items():
+        if workload not in scope.workloads and _is_set(spec, path):
+            users = " and ".join(scope.workloads)
+            verb = "uses" if len(scope.workloads) == 1 else "use"
+            yield problem(
+                path,
+                f"has no effect on {'an' if workload == 'origin' else 'a'} {workload} node "
+                f"(only {users} {verb} it): remove it",
+            )
+
+
+def pool_scope_problems(spec: NodeSpec, pools: int) -> list[Problem]:
+    """Keys of thread pools on a node where the plan gave no disk a pool (called by the plan)."""
+    if pools:
+        return []
+    return [
+        problem(
+            path,
+            "has no effect: no disk gets a thread pool (active HDDs do; an ssd or nvme disk "
+            "needs thread_pool: true): remove it",
+        )
+        for path, scope in SCOPES.items()
+        if scope.needs_pool and _is_set(spec, path)
+    ]
 
 
 def _duplicates(spec: NodeSpec, field: str) -> Iterator[Problem]:
@@ -53,15 +121,7 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
                 'a cache node needs at least one upstream: add upstreams: ["origin:8080"]',
             )
         )
-    if workload.type != "cache":
-        for field in ("upstreams", "cache_key", "inactive"):
-            if getattr(workload, field):
-                problems.append(
-                    problem(
-                        ("workload", field),
-                        f"only the cache workload uses {field}: remove it or set type: cache",
-                    )
-                )
+    problems.extend(_workload_scope_problems(spec))
     if spec.listen.port == spec.status.port and spec.listen.address in {
         spec.status.address,
         "0.0.0.0",
@@ -70,11 +130,7 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
         problems.append(
             problem(("status", "port"), f"port {spec.status.port} is the listen port: pick another")
         )
-    for index, disk in enumerate(spec.disks):
-        if disk.size < 64 << 20:
-            problems.append(
-                problem(("disks", index, "size"), "a disk smaller than 64MiB cannot hold a cache")
-            )
+    for disk in spec.disks:
         if workload.avg_object_size is not None and workload.avg_object_size > disk.size:
             problems.append(
                 problem(
@@ -82,14 +138,4 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
                     f"larger than disk {disk.name} ({disk.size} bytes): lower avg_object_size",
                 )
             )
-    if workload.avg_object_size is not None and workload.avg_object_size < 512:
-        problems.append(
-            problem(("workload", "avg_object_size"), "below 512 bytes: write a realistic average")
-        )
-    if spec.node.memory < 256 << 20:
-        problems.append(problem(("node", "memory"), "below 256MiB: nginx needs more RAM than that"))
-    if spec.tuning.directio is not None and workload.type != "vod":
-        problems.append(
-            problem(("tuning", "directio"), "directio is a vod rule: remove it or set type: vod")
-        )
     return problems
