@@ -51,8 +51,13 @@ def test_pool_threads_shrink_to_keep_the_node_within_its_thread_budget() -> None
     assert pool.threads.value == 16384 // (32 * 12) == 42
     assert "32 workers × 12 pools" in pool.threads.because
     huge = plan_of(spec("origin", disks=24, node={"cores": 256}, tuning={"worker_processes": 128}))
-    assert huge.disks[0].thread_pool is not None
-    assert huge.disks[0].thread_pool.threads.value == 8
+    pool = huge.disks[0].thread_pool
+    assert pool is not None
+    assert pool.threads.value == 16384 // (128 * 24) == 5
+    assert pool.threads.because == (
+        "128 workers × 24 pools share the node's 16,384 threads (each worker starts every "
+        "pool): 5 a pool"
+    )
 
 
 def test_pool_overrides_are_marked_as_overrides() -> None:

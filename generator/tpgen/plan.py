@@ -11,18 +11,28 @@ from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
 from tpgen.buckets import SplitPart, assign_buckets, split_parts
-from tpgen.errors import Problem, SpecError
+from tpgen.errors import Problem, SpecError, problem
 from tpgen.model import Disk, NodeSpec
+from tpgen.rules import pool_scope_problems
 from tpgen.units import human_size, nginx_size
 
 T = TypeVar("T")
+
+# Limits of a real Linux node with a stock kernel; check_node_limits holds every derived and
+# every overridden value within them.
+# Every worker starts every pool; keep the node well below a default pid_max of 32768.
+THREAD_BUDGET = 16384
+# fs.nr_open: setrlimit(RLIMIT_NOFILE) above it fails, so worker_rlimit_nofile cannot pass it.
+NR_OPEN = 1_048_576
+# Each worker allocates a connection and two events per worker_connections slot at start
+# (measured: 442 bytes a slot, nginx 1.22 x86_64); all workers' slots must fit this share of RAM.
+CONNECTION_SLOT_BYTES = 512
+CONNECTION_RAM_PERCENT = 25
 
 KEYS_PER_MB = 8000  # nginx docs: one megabyte of keys_zone stores about 8 thousand keys
 DEFAULT_BUCKETS = 1000
 HDD_THREADS = 64
 MIN_HDD_THREADS = 8
-# Every worker starts every pool; keep the node well below a default pid_max of 32768.
-THREAD_BUDGET = 16384
 HDD_MAX_QUEUE = 65536
 SENDFILE_MAX_CHUNK = 512 << 10
 HEADROOM_PERCENT = 10.0
@@ -196,6 +206,131 @@ def _pool_threads(spec: NodeSpec) -> Decision[int]:
     )
 
 
+def _workers(spec: NodeSpec) -> int:
+    """Worker processes nginx will start; ``auto`` starts one per CPU, which node.cores is."""
+    workers = spec.tuning.worker_processes
+    return workers if isinstance(workers, int) else spec.node.cores
+
+
+def _thread_limit(
+    spec: NodeSpec, threads: Decision[int], pools: int
+) -> tuple[Decision[int], list[Problem]]:
+    workers = _workers(spec)
+    if not pools or threads.value * pools * workers <= THREAD_BUDGET:
+        return threads, []
+    fitting = THREAD_BUDGET // (workers * pools)
+    if fitting < 1:
+        where = (
+            ("tuning", "worker_processes") if spec.tuning.worker_processes else ("node", "cores")
+        )
+        return threads, [
+            problem(
+                where,
+                f"{workers} workers × {pools} thread pools need {workers * pools:,} threads even "
+                f"at 1 thread a pool, above the node's budget of {THREAD_BUDGET:,}: set "
+                f"tuning.worker_processes to at most {THREAD_BUDGET // pools}, or thread_pool: "
+                "false on some disks",
+            )
+        ]
+    if threads.overridden:
+        return threads, [
+            problem(
+                ("tuning", "threads_per_disk"),
+                f"{threads.value} threads × {pools} pools × {workers} workers = "
+                f"{threads.value * pools * workers:,} threads, above the node's budget of "
+                f"{THREAD_BUDGET:,}: lower threads_per_disk to at most {fitting}",
+            )
+        ]
+    return Decision(
+        fitting,
+        f"{workers} workers × {pools} pools share the node's {THREAD_BUDGET:,} threads "
+        f"(each worker starts every pool): {fitting} a pool",
+    ), []
+
+
+def _nofile_limit(
+    spec: NodeSpec, connections: Decision[int], nofile: Decision[int]
+) -> list[Problem]:
+    problems = []
+    if nofile.overridden and nofile.value < 2 * connections.value:
+        problems.append(
+            problem(
+                ("tuning", "worker_rlimit_nofile"),
+                f"{nofile.value} is below 2 × worker_connections = {2 * connections.value}: "
+                "a proxied connection needs two descriptors; raise it or remove it",
+            )
+        )
+    if nofile.value <= NR_OPEN:
+        return problems
+    if nofile.overridden:
+        return [
+            *problems,
+            problem(
+                ("tuning", "worker_rlimit_nofile"),
+                f"{nofile.value:,} is above the kernel's fs.nr_open ({NR_OPEN:,}): nginx "
+                f"cannot raise its open-file limit that far; lower it to at most {NR_OPEN:,}",
+            ),
+        ]
+    others = nofile.value - 2 * connections.value  # open_file_cache + 64, as derived
+    if connections.overridden:
+        where = ("tuning", "worker_connections")
+        fix = f"lower worker_connections to at most {max(0, NR_OPEN - others) // 2:,}"
+        if spec.tuning.open_file_cache_max:
+            fix += " or lower open_file_cache_max"
+    else:
+        where = ("tuning", "open_file_cache_max")
+        fix = f"lower open_file_cache_max to at most {NR_OPEN - 2 * connections.value - 64:,}"
+    return [
+        problem(
+            where,
+            f"needs worker_rlimit_nofile = 2 × {connections.value:,} connections + "
+            f"{others:,} (open_file_cache, logs, listeners) = {nofile.value:,}, above the "
+            f"kernel's fs.nr_open ({NR_OPEN:,}): {fix}",
+        )
+    ]
+
+
+def _slot_limit(spec: NodeSpec, connections: Decision[int]) -> list[Problem]:
+    workers = _workers(spec)
+    slots = workers * connections.value * CONNECTION_SLOT_BYTES
+    budget = spec.node.memory * CONNECTION_RAM_PERCENT // 100
+    if slots <= budget:
+        return []
+    # ≥ 128 for any valid spec (256MiB, 1024 workers): lowering connections always fits.
+    most = budget // (workers * CONNECTION_SLOT_BYTES)
+    fix = f"set tuning.worker_connections to at most {most:,}"
+    return [
+        problem(
+            ("tuning", "worker_connections") if connections.overridden else ("node", "memory"),
+            f"{workers} workers × {connections.value:,} worker_connections allocate "
+            f"{human_size(slots)} of connection slots at start ({CONNECTION_SLOT_BYTES} bytes "
+            f"each), above {CONNECTION_RAM_PERCENT}% of node.memory ({human_size(budget)}): "
+            f"{fix}, or add memory",
+        )
+    ]
+
+
+def check_node_limits(
+    spec: NodeSpec,
+    threads: Decision[int],
+    pools: int,
+    connections: Decision[int],
+    nofile: Decision[int],
+    source: str,
+) -> Decision[int]:
+    """Hold the plan within a real node's limits, whatever computed or overrode the values.
+
+    Returns the threads per pool (a derived count shrinks to the budget); anything else past a
+    limit is a SpecError with the numbers and the fix.
+    """
+    threads, problems = _thread_limit(spec, threads, pools)
+    problems += _nofile_limit(spec, connections, nofile)
+    problems += _slot_limit(spec, connections)
+    if problems:
+        raise SpecError(replace(p, file=source) for p in problems)
+    return threads
+
+
 def _thread_pool(
     spec: NodeSpec, disk: Disk, threads: Decision[int]
 ) -> tuple[ThreadPool | None, str]:
@@ -289,7 +424,35 @@ def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
     active = [d for d in spec.disks if d.state == "active"]
     owners = assign_buckets([(d.name, _disk_weight(d)) for d in active], buckets.value)
 
-    threads = _pool_threads(spec)
+    connections = _pick(
+        tuning.worker_connections,
+        DEFAULT_CONNECTIONS[workload],
+        f"{workload}: "
+        + {
+            "cache": "many short client and upstream connections",
+            "origin": "a client connection each, files opened from the disks",
+            "vod": "long-lived large transfers, fewer at a time",
+        }[workload],
+    )
+    open_files = None
+    if workload in ("origin", "vod"):
+        open_files = _pick(
+            tuning.open_file_cache_max,
+            OPEN_FILE_CACHE_MAX,
+            "descriptors of hot files stay open: no open()/stat() on the event loop",
+        )
+    extra_fds = (open_files.value if open_files else 0) + 64
+    nofile = _pick(
+        tuning.worker_rlimit_nofile,
+        2 * connections.value + extra_fds,
+        "2 × worker_connections (client + upstream or file) + open_file_cache + 64 for logs "
+        "and listeners",
+    )
+    pools = sum(_needs_pool(spec, disk) for disk in spec.disks)
+    problems = pool_scope_problems(spec, pools)
+    if problems:
+        raise SpecError(replace(p, file=source) for p in problems)
+    threads = check_node_limits(spec, _pool_threads(spec), pools, connections, nofile, source)
     disks = []
     for disk in spec.disks:
         pool, pool_because = _thread_pool(spec, disk, threads)
@@ -343,43 +506,6 @@ def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
                 ]
             )
 
-    connections = _pick(
-        tuning.worker_connections,
-        DEFAULT_CONNECTIONS[workload],
-        f"{workload}: "
-        + {
-            "cache": "many short client and upstream connections",
-            "origin": "a client connection each, files opened from the disks",
-            "vod": "long-lived large transfers, fewer at a time",
-        }[workload],
-    )
-    open_files = None
-    if workload in ("origin", "vod"):
-        open_files = _pick(
-            tuning.open_file_cache_max,
-            OPEN_FILE_CACHE_MAX,
-            "descriptors of hot files stay open: no open()/stat() on the event loop",
-        )
-    extra_fds = (open_files.value if open_files else 0) + 64
-    nofile_min = 2 * connections.value
-    if tuning.worker_rlimit_nofile is not None and tuning.worker_rlimit_nofile < nofile_min:
-        raise SpecError(
-            [
-                Problem(
-                    ("tuning", "worker_rlimit_nofile"),
-                    f"{tuning.worker_rlimit_nofile} is below 2 × worker_connections = "
-                    f"{nofile_min}: "
-                    "a proxied connection needs two descriptors; raise it or remove it",
-                    source,
-                )
-            ]
-        )
-    nofile = _pick(
-        tuning.worker_rlimit_nofile,
-        nofile_min + extra_fds,
-        "2 × worker_connections (client + upstream or file) + open_file_cache + 64 for logs "
-        "and listeners",
-    )
     processes: Decision[int | str] = Decision(
         spec.node.cores,
         "one event loop per core; the thread pools take the blocking reads",
