@@ -69,12 +69,34 @@ def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
         tuning["buckets"] = draw(st.sampled_from([100, 1000, 2000]))
     if draw(st.booleans()):
-        tuning["threads_per_disk"] = draw(st.integers(1, 64))
-    if draw(st.booleans()):
         tuning["worker_processes"] = draw(st.sampled_from(["auto", 1, 4]))
+    pools = sum(_gets_pool(kind, item) for item in disks)
+    if pools and draw(st.booleans()):
+        workers = tuning.get("worker_processes", "auto")
+        workers = data["node"]["cores"] if workers == "auto" else workers
+        tuning["threads_per_disk"] = draw(st.integers(1, min(64, 16384 // (workers * pools))))
+    if draw(st.integers(0, 3)) == 0:
+        tuning["keepalive_timeout"] = draw(st.sampled_from(["0", "1s", "75", "1m30s500ms", "1h"]))
+    if draw(st.integers(0, 3)) == 0:
+        tuning["sendfile_max_chunk"] = draw(st.sampled_from(["4KiB", "2MiB", "1000k", "64MiB"]))
+    if kind == "cache" and draw(st.integers(0, 3)) == 0:
+        workload["inactive"] = draw(st.sampled_from(["1m", "12h", "1y", "1M1w", 86400]))
+    if kind == "cache" and draw(st.integers(0, 3)) == 0:
+        workload["cache_key"] = draw(
+            st.sampled_from(["$uri", "$host$request_uri", "$scheme://$http_host$uri$is_args$args"])
+        )
+    if kind == "vod" and draw(st.integers(0, 3)) == 0:
+        tuning["output_buffers"] = draw(st.sampled_from(["4KiB", "1536KiB", "64MiB"]))
+        tuning["directio"] = draw(st.sampled_from(["4KiB", "512KiB", "1TiB"]))
     if tuning:
         data["tuning"] = tuning
     return data
+
+
+def _gets_pool(kind: str, disk: dict[str, Any]) -> bool:
+    """docs/spec.md: active HDDs (and draining ones off cache nodes) unless thread_pool says."""
+    readable = disk["state"] == "active" or (disk["state"] == "draining" and kind != "cache")
+    return readable and disk.get("thread_pool", disk["media"] == "hdd")
 
 
 @settings(
@@ -110,6 +132,16 @@ CORRUPTIONS = [
     ("disks", 0, {"device": "/dev/sdb $x"}),
     ("disks", 0, {"state": "broken"}),
     ("disks", 0, {"weight": 0}),
+    ("disks", 0, {"weight": float("nan")}),
+    ("disks", 0, {"device": "/dev/sdz/../sda"}),
+    ("disks", 0, {"name": "default"}),
+    ("node", "cores", True),
+    ("node", "memory", 10**400),
+    ("workload", "cache_key", "$host"),
+    ("workload", "inactive", "1m1h"),
+    ("tuning", "sendfile_max_chunk", 0),
+    ("tuning", "keepalive_timeout", "1y"),
+    ("tuning", "directio", 0),
     ("listen", "port", 70000),
     ("status", "address", "10.0.0.1"),
     ("tuning", "buckets", 333),

@@ -1,0 +1,739 @@
+"""Values a spec may hold: whatever validate accepts, real nginx and a real node accept too.
+
+Each class of hostile or careless value has its refusals (exact messages) and its accepted
+forms, which go through the real `nginx -t`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+from tpgen.check import check_plan
+from tpgen.errors import SpecError
+from tpgen.loader import load_spec_text, spec_from_mapping
+from tpgen.model import (
+    CACHE_KEY_PREFIXES,
+    CACHE_KEY_VARIABLES,
+    RESERVED_DISK_NAMES,
+    NodeSpec,
+    Tuning,
+    Workload,
+)
+from tpgen.plan import NR_OPEN, THREAD_BUDGET, Plan, make_plan
+from tpgen.rules import SCOPES
+
+from .specs import disk, spec
+
+ALLOWED = (
+    "$scheme, $https, $host, $server_name, $server_addr, $server_port, $server_protocol, "
+    "$request_method, $request_uri, $uri, $args, $query_string, $is_args, $arg_NAME, "
+    "$http_NAME, $cookie_NAME"
+)
+
+
+def plan_of(data: dict[str, Any]) -> Plan:
+    return make_plan(spec_from_mapping(data, "t.yaml"), "t.yaml")
+
+
+def refusal(data: dict[str, Any]) -> list[str]:
+    with pytest.raises(SpecError) as caught:
+        plan_of(data)
+    return str(caught.value).splitlines()
+
+
+def assert_nginx_accepts(plan: Plan, nginx: str) -> None:
+    result = check_plan(plan, nginx=nginx)
+    assert result.ok, result.output
+
+
+# ----------------------------------------------------------------------------- 1. cache_key
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        (
+            "$tpgen_disk",
+            "$tpgen_disk is tpgen's own variable, chosen by the cache key itself: build the key "
+            f"from request variables ({ALLOWED})",
+        ),
+        (
+            "$tpgen_root$uri",
+            "$tpgen_root is tpgen's own variable, chosen by the cache key itself: build the key "
+            f"from request variables ({ALLOWED})",
+        ),
+        (
+            "$host",
+            "'$host' has neither $request_uri nor $uri, so every URL would share one cached "
+            "object: write e.g. $scheme$host$request_uri",
+        ),
+        (
+            "$scheme$host$args",
+            "'$scheme$host$args' has neither $request_uri nor $uri, so every URL would share one "
+            "cached object: write e.g. $scheme$host$request_uri",
+        ),
+        (
+            "static-key",
+            "'static-key' has neither $request_uri nor $uri, so every URL would share one cached "
+            "object: write e.g. $scheme$host$request_uri",
+        ),
+        ("$host$request_uri$foo", f"$foo cannot be used in a cache key: use {ALLOWED}"),
+        ("$urix", f"$urix cannot be used in a cache key: use {ALLOWED}"),
+        ("$uri$http_", f"$http_ cannot be used in a cache key: use {ALLOWED}"),
+        ("$uri$remote_addr", f"$remote_addr cannot be used in a cache key: use {ALLOWED}"),
+        (
+            "$uri$upstream_cache_status",
+            f"$upstream_cache_status cannot be used in a cache key: use {ALLOWED}",
+        ),
+    ],
+)
+def test_cache_keys_without_the_uri_or_with_unknown_variables_are_refused(
+    key: str, message: str
+) -> None:
+    assert refusal(spec(workload={"cache_key": key})) == [f"t.yaml: workload.cache_key: {message}"]
+
+
+KEY_VARIABLES = [*CACHE_KEY_VARIABLES, *(f"{prefix}x_y1" for prefix in CACHE_KEY_PREFIXES)]
+
+
+@pytest.mark.parametrize("variable", KEY_VARIABLES)
+def test_every_allowed_cache_key_variable_passes_nginx(nginx_binary: str, variable: str) -> None:
+    uri = "uri" if variable == "request_uri" else "request_uri"
+    key = f"${variable}:${uri}"
+    plan = plan_of(spec(workload={"cache_key": key}))
+    assert plan.split_key.value == key
+    assert_nginx_accepts(plan, nginx_binary)
+
+
+# ----------------------------------------------------------------------------- 2. disk names
+
+
+@pytest.mark.parametrize("name", RESERVED_DISK_NAMES)
+def test_map_keywords_are_refused_as_disk_names(name: str) -> None:
+    data = spec("origin")
+    data["disks"][1]["name"] = name
+    assert refusal(data) == [
+        f"t.yaml: disks.1.name: {name!r} is a keyword of nginx's map block, where disk names are "
+        "keys (default, hostnames, include, volatile are reserved): pick another name, e.g. "
+        f"{name}1"
+    ]
+
+
+def test_names_near_keywords_and_the_longest_names_pass_nginx(nginx_binary: str) -> None:
+    # 256 disks of 32-character names fill nginx's map hash; mixed media build both maps.
+    names = ["defaults", "include1", "hostnames_", "volatile9"]
+    names += [f"d{i:03d}_{'x' * 27}" for i in range(len(names), 256)]
+    data = spec("origin", disks=0, node={"cores": 1, "memory": "64GiB"})
+    data["disks"] = [
+        disk(i, name=name, device=f"/dev/disk{i}", mount=f"/srv/d{i}", media=["hdd", "ssd"][i % 2])
+        for i, name in enumerate(names)
+    ]
+    data["disks"][0]["state"] = "draining"  # the drain locations name the disk too
+    plan = plan_of(data)
+    assert plan.mixed_pools and max(len(d.name) for d in plan.disks) == 32
+    assert_nginx_accepts(plan, nginx_binary)
+
+
+# ----------------------------------------------------------------------------- 3. durations
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        (
+            ("workload", "inactive"),
+            "1m1h",
+            "'1m1h' is not an nginx duration: units go from the largest to the smallest, each at "
+            "most once (y M w d h m s), e.g. 12h, 7d, 1h30m",
+        ),
+        (
+            ("workload", "inactive"),
+            "1d1d",
+            "'1d1d' is not an nginx duration: units go from the largest to the smallest, each at "
+            "most once (y M w d h m s), e.g. 12h, 7d, 1h30m",
+        ),
+        (
+            ("workload", "inactive"),
+            "500ms",
+            "'500ms': nginx reads this directive in whole seconds and does not take 'ms' there: "
+            "write e.g. 1s",
+        ),
+        (("workload", "inactive"), "0", "'0' is outside 1m … 365d"),
+        (("workload", "inactive"), 59, "'59s' is outside 1m … 365d"),
+        (("workload", "inactive"), "1y1s", "'1y1s' is outside 1m … 365d"),
+        (("workload", "inactive"), "13M", "'13M' is outside 1m … 365d"),
+        (
+            ("workload", "inactive"),
+            "7 d",
+            "'7 d' is not an nginx duration: write a number and a unit (y M w d h m s), e.g. "
+            "12h, 7d, 1h30m",
+        ),
+        (
+            ("workload", "inactive"),
+            True,
+            "a duration is text like 10m, 12h or 7d, or whole seconds",
+        ),
+        (
+            ("tuning", "keepalive_timeout"),
+            "1y",
+            "'1y': nginx reads this directive in milliseconds and does not take 'y' there: "
+            "write days, e.g. 30d",
+        ),
+        (
+            ("tuning", "keepalive_timeout"),
+            "1M",
+            "'1M': nginx reads this directive in milliseconds and does not take 'M' there: "
+            "write days, e.g. 30d",
+        ),
+        (
+            ("tuning", "keepalive_timeout"),
+            "500ms",
+            "'500ms' is outside 1s … 1h (or 0 to turn it off)",
+        ),
+        (
+            ("tuning", "keepalive_timeout"),
+            "1h1s",
+            "'1h1s' is outside 1s … 1h (or 0 to turn it off)",
+        ),
+        (
+            ("tuning", "keepalive_timeout"),
+            "30s1m",
+            "'30s1m' is not an nginx duration: units go from the largest to the smallest, each "
+            "at most once (w d h m s ms), e.g. 1h30m, 500ms",
+        ),
+    ],
+)
+def test_durations_nginx_refuses_or_that_are_absurd_are_refused(
+    field: tuple[str, str], value: object, message: str
+) -> None:
+    section, key = field
+    data = spec(**{section: {key: value}})
+    assert refusal(data) == [f"t.yaml: {section}.{key}: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("inactive", "keepalive"),
+    [
+        ("1y", "0"),
+        ("12M", 0),
+        ("1M1w1d1h1m1s", "1h"),
+        ("2w", "1m30s500ms"),
+        ("1m", "1s"),
+        (86400, 75),
+        ("365d", "59m59s999ms"),
+    ],
+)
+def test_every_accepted_duration_form_passes_nginx(
+    nginx_binary: str, inactive: object, keepalive: object
+) -> None:
+    plan = plan_of(spec(workload={"inactive": inactive}, tuning={"keepalive_timeout": keepalive}))
+    assert plan.disks[0].cache is not None
+    assert plan.disks[0].cache.inactive.value == str(inactive)
+    assert plan.keepalive_timeout.value == str(keepalive)
+    assert_nginx_accepts(plan, nginx_binary)
+
+
+# ----------------------------------------------------------------------------- 4. sizes
+
+RANGE = "write a size in that range (k = 1000, KiB = 1024)"
+NOT_A_SIZE = "is not a size: write whole bytes or a number with a unit, like 4TB or 1MiB"
+
+
+@pytest.mark.parametrize(
+    ("kind", "path", "value", "message"),
+    [
+        ("cache", ("tuning", "sendfile_max_chunk"), 0, f"0 bytes is outside 4KiB … 64MiB: {RANGE}"),
+        (
+            "cache",
+            ("tuning", "sendfile_max_chunk"),
+            "1GiB",
+            f"1,073,741,824 bytes is outside 4KiB … 64MiB: {RANGE}",
+        ),
+        (
+            "cache",
+            ("tuning", "sendfile_max_chunk"),
+            "1MB",
+            "1,000,000 bytes is not a whole number of KiB, and nginx takes this size in k or m: "
+            "write e.g. 512KiB or 1MiB",
+        ),
+        ("vod", ("tuning", "output_buffers"), 0, f"0 bytes is outside 4KiB … 64MiB: {RANGE}"),
+        (
+            "vod",
+            ("tuning", "output_buffers"),
+            "100GB",
+            f"100,000,000,000 bytes is outside 4KiB … 64MiB: {RANGE}",
+        ),
+        ("vod", ("tuning", "directio"), 0, f"0 bytes is outside 4KiB … 1TiB: {RANGE}"),
+        (
+            "vod",
+            ("tuning", "directio"),
+            "2TiB",
+            f"2,199,023,255,552 bytes is outside 4KiB … 1TiB: {RANGE}",
+        ),
+        (
+            "cache",
+            ("node", "memory"),
+            "65TiB",
+            f"71,468,255,805,440 bytes is outside 256MiB … 64TiB: {RANGE}",
+        ),
+        (
+            "cache",
+            ("node", "memory"),
+            "255MiB",
+            f"267,386,880 bytes is outside 256MiB … 64TiB: {RANGE}",
+        ),
+        (
+            "cache",
+            ("node", "memory"),
+            10**400,
+            "this number is larger than any disk or file nginx can address (8 EiB)",
+        ),
+        (
+            "cache",
+            ("node", "memory"),
+            "9" * 5000,
+            "'99999999999999999999'… is not a size: write a number with a unit, like 4TB, "
+            "48GiB, 1MiB",
+        ),
+        ("cache", ("node", "memory"), float("inf"), f"inf {NOT_A_SIZE}"),
+        ("cache", ("node", "memory"), float("nan"), f"nan {NOT_A_SIZE}"),
+        ("cache", ("node", "memory"), 4.5e10, f"45000000000.0 {NOT_A_SIZE}"),
+        ("cache", ("node", "memory"), -1, "a size cannot be negative"),
+        (
+            "cache",
+            ("workload", "avg_object_size"),
+            100,
+            f"100 bytes is outside 512B … 1TiB: {RANGE}",
+        ),
+    ],
+)
+def test_zero_huge_and_non_finite_sizes_are_refused(
+    kind: str, path: tuple[str, str], value: object, message: str
+) -> None:
+    section, key = path
+    assert refusal(spec(kind, **{section: {key: value}})) == [f"t.yaml: {section}.{key}: {message}"]
+
+
+@pytest.mark.parametrize("size", ["63MiB", "1.1PiB", 2**63])
+def test_disk_sizes_outside_a_real_disk_are_refused(size: object) -> None:
+    data = spec()
+    data["disks"][2]["size"] = size
+    (line,) = refusal(data)
+    assert line.startswith("t.yaml: disks.2.size: ")
+    assert line.endswith(("is outside 64MiB … 1PiB: " + RANGE, "nginx can address (8 EiB)"))
+
+
+@pytest.mark.parametrize(
+    "tuning",
+    [
+        {"sendfile_max_chunk": "4KiB", "output_buffers": "4KiB", "directio": "4KiB"},
+        {"sendfile_max_chunk": "64MiB", "output_buffers": "64MiB", "directio": "1TiB"},
+        {"sendfile_max_chunk": "1000KiB", "output_buffers": "1536KiB", "directio": "1023MiB"},
+    ],
+)
+def test_size_bounds_render_sizes_nginx_accepts(nginx_binary: str, tuning: dict[str, str]) -> None:
+    plan = plan_of(spec("vod", tuning=tuning))
+    assert_nginx_accepts(plan, nginx_binary)
+
+
+def test_the_largest_node_and_disk_pass_nginx(nginx_binary: str) -> None:
+    data = spec(node={"memory": "64TiB"}, workload={"avg_object_size": "1TiB"}, disks=1)
+    data["disks"][0]["size"] = "1PiB"
+    plan = plan_of(data)
+    assert plan.disks[0].cache is not None
+    assert plan.disks[0].cache.max_size_nginx == "966367641m"  # 90 % of 1 PiB
+    assert_nginx_accepts(plan, nginx_binary)
+
+
+# ----------------------------------------------------------------------------- 5. device paths
+
+
+@pytest.mark.parametrize(
+    ("device", "message"),
+    [
+        (
+            "/dev/loop1/../loop2",
+            "'/dev/loop1/../loop2' is not a canonical device path (no . or .. parts, no // or "
+            "trailing /): write '/dev/loop2'",
+        ),
+        (
+            "/dev/mapper/./vg-a",
+            "'/dev/mapper/./vg-a' is not a canonical device path (no . or .. parts, no // or "
+            "trailing /): write '/dev/mapper/vg-a'",
+        ),
+        (
+            "/dev/mapper//vg-a",
+            "'/dev/mapper//vg-a' is not a canonical device path (no . or .. parts, no // or "
+            "trailing /): write '/dev/mapper/vg-a'",
+        ),
+        (
+            "/dev/loop2/",
+            "'/dev/loop2/' is not a canonical device path (no . or .. parts, no // or trailing "
+            "/): write '/dev/loop2'",
+        ),
+        (
+            "/dev/loop2/../../etc/passwd",
+            "'/dev/loop2/../../etc/passwd' is not a canonical device path (no . or .. parts, no "
+            "// or trailing /): it must name a device under /dev/",
+        ),
+    ],
+)
+def test_device_paths_must_be_canonical_so_duplicates_cannot_hide(
+    device: str, message: str
+) -> None:
+    data = spec()
+    data["disks"][1]["device"] = device
+    assert refusal(data) == [f"t.yaml: disks.1.device: {message}"]
+
+
+@pytest.mark.parametrize("mount", ["/srv/cache/d1/", "/srv//cache/d1", "/srv/cache/./d1"])
+def test_mount_paths_must_be_canonical_too(mount: str) -> None:
+    data = spec()
+    data["disks"][1]["mount"] = mount
+    (line,) = refusal(data)
+    assert line.startswith("t.yaml: disks.1.mount: "), line
+
+
+# ----------------------------------------------------------------------------- 6. types
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "message"),
+    [
+        ("node", "cores", True, "true is a boolean, not a whole number: write e.g. 4"),
+        ("node", "cores", "4", "'4' is not a whole number: write e.g. 4"),
+        ("node", "cores", 4.0, "4.0 is not a whole number: write e.g. 4"),
+        ("listen", "port", "80", "'80' is not a whole number: write e.g. 4"),
+        ("tuning", "buckets", 1000.0, "1000.0 is not a whole number: write e.g. 4"),
+        (
+            "tuning",
+            "threads_per_disk",
+            False,
+            "false is a boolean, not a whole number: write e.g. 4",
+        ),
+        ("tuning", "worker_connections", "4096", "'4096' is not a whole number: write e.g. 4"),
+        (
+            "tuning",
+            "worker_processes",
+            "4",
+            "'4' is not a whole number: write e.g. 4, or Input should be 'auto'",
+        ),
+        (
+            "tuning",
+            "headroom_percent",
+            float("nan"),
+            "nan is not a finite number: write e.g. 10 or 2.5",
+        ),
+        ("tuning", "min_free_percent", "5", "'5' is not a number: write e.g. 10 or 2.5"),
+        (
+            "tuning",
+            "keys_zone_ram_percent",
+            10**400,
+            "10000000000000000000… is not a finite number: write e.g. 10 or 2.5",
+        ),
+        ("tuning", "headroom_percent", True, "true is not a number: write e.g. 10 or 2.5"),
+    ],
+)
+def test_numbers_are_strict_no_booleans_text_or_non_finite(
+    section: str, key: str, value: object, message: str
+) -> None:
+    assert refusal(spec(**{section: {key: value}})) == [f"t.yaml: {section}.{key}: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("weight", float("nan"), "nan: a weight must be a finite number > 0, e.g. 1.5"),
+        ("weight", float("inf"), "inf: a weight must be a finite number > 0, e.g. 1.5"),
+        ("weight", 0, "0: a weight must be a finite number > 0, e.g. 1.5"),
+        ("weight", -2.5, "-2.5: a weight must be a finite number > 0, e.g. 1.5"),
+        ("weight", True, "true: a weight must be a finite number > 0, e.g. 1.5"),
+        ("weight", "2", "'2': a weight must be a finite number > 0, e.g. 1.5"),
+        ("weight", 2e6, "Input should be less than or equal to 1000000"),
+        ("thread_pool", "yes", "'yes' is not a boolean: write true or false"),
+        ("thread_pool", 1, "1 is not a boolean: write true or false"),
+    ],
+)
+def test_disk_weights_and_switches_are_strict(field: str, value: object, message: str) -> None:
+    data = spec()
+    data["disks"][0][field] = value
+    assert refusal(data) == [f"t.yaml: disks.0.{field}: {message}"]
+
+
+def test_yaml_nan_weight_and_boolean_cores_name_the_line() -> None:
+    text = (
+        "node: {name: n1, cores: true, memory: 8GiB}\n"
+        "workload: {type: origin}\n"
+        "disks:\n"
+        "  - {name: d1, device: /dev/sdb, mount: /srv/d1, size: 1TB, media: hdd, weight: .nan}\n"
+    )
+    with pytest.raises(SpecError) as caught:
+        load_spec_text(text, "spec.yaml")
+    assert str(caught.value).splitlines() == [
+        "spec.yaml:1: node.cores: true is a boolean, not a whole number: write e.g. 4",
+        "spec.yaml:4: disks.0.weight: nan: a weight must be a finite number > 0, e.g. 1.5",
+    ]
+
+
+# ----------------------------------------------------------------------------- 7. applicability
+
+# A value each optional key accepts, for the table-driven tests below.
+SAMPLES: dict[tuple[str | int, ...], object] = {
+    ("workload", "upstreams"): ["o.example.net:80"],
+    ("workload", "cache_key"): "$host$uri",
+    ("workload", "inactive"): "1d",
+    ("tuning", "user"): "nginx",
+    ("tuning", "worker_processes"): 2,
+    ("tuning", "worker_connections"): 1024,
+    ("tuning", "worker_rlimit_nofile"): 100_000,
+    ("tuning", "sendfile_max_chunk"): "1MiB",
+    ("tuning", "keepalive_timeout"): "30s",
+    ("tuning", "buckets"): 100,
+    ("tuning", "threads_per_disk"): 4,
+    ("tuning", "max_queue"): 1024,
+    ("tuning", "headroom_percent"): 5,
+    ("tuning", "min_free_percent"): 2,
+    ("tuning", "keys_zone_ram_percent"): 30,
+    ("tuning", "directio"): "8MiB",
+    ("tuning", "output_buffers"): "2MiB",
+    ("tuning", "open_file_cache_max"): 1000,
+}
+
+
+def test_every_optional_key_has_a_scope() -> None:
+    optional = {("tuning", name) for name in Tuning.model_fields}
+    optional |= {
+        ("workload", name)
+        for name in Workload.model_fields
+        if name not in {"type", "avg_object_size"}
+    }
+    assert set(SCOPES) == optional == set(SAMPLES)
+
+
+def _with(data: dict[str, Any], path: tuple[str | int, ...]) -> dict[str, Any]:
+    section, key = path
+    data.setdefault(str(section), {})[str(key)] = SAMPLES[path]
+    return data
+
+
+@pytest.mark.parametrize("kind", ["cache", "origin", "vod"])
+@pytest.mark.parametrize("path", list(SCOPES), ids=lambda p: ".".join(map(str, p)))
+def test_keys_apply_only_where_the_table_says(kind: str, path: tuple[str | int, ...]) -> None:
+    data = _with(spec(kind), path)
+    scope = SCOPES[path]
+    if kind in scope.workloads:
+        plan_of(data)
+        return
+    users = " and ".join(scope.workloads)
+    verb = "uses" if len(scope.workloads) == 1 else "use"
+    article = "an" if kind == "origin" else "a"
+    expected = (
+        f"t.yaml: {'.'.join(map(str, path))}: has no effect on {article} {kind} node "
+        f"(only {users} {verb} it): remove it"
+    )
+    assert expected in refusal(data)
+
+
+@pytest.mark.parametrize("key", ["threads_per_disk", "max_queue"])
+def test_pool_keys_are_refused_when_no_disk_gets_a_pool(key: str) -> None:
+    data = spec("origin", tuning={key: SAMPLES[("tuning", key)]})
+    data["disks"] = [disk(1, media="ssd"), disk(2, media="hdd", thread_pool=False)]
+    data["disks"].append(disk(3, media="hdd", state="failed"))
+    assert refusal(data) == [
+        f"t.yaml: tuning.{key}: has no effect: no disk gets a thread pool (active HDDs do; an ssd "
+        "or nvme disk needs thread_pool: true): remove it"
+    ]
+    data["disks"][0]["thread_pool"] = True
+    assert plan_of(data).pooled_disks[0].name == "d1"
+
+
+def test_cache_draining_hdd_has_no_pool_so_pool_keys_do_not_apply() -> None:
+    data = spec("cache", disks=2, tuning={"max_queue": 100})
+    data["disks"][0]["media"] = "nvme"
+    data["disks"][1]["state"] = "draining"
+    assert refusal(data) == [
+        "t.yaml: tuning.max_queue: has no effect: no disk gets a thread pool (active HDDs do; an "
+        "ssd or nvme disk needs thread_pool: true): remove it"
+    ]
+
+
+# ----------------------------------------------------------------------------- 8. node limits
+
+
+def test_the_thread_budget_wins_over_any_floor() -> None:
+    plan = plan_of(spec("origin", disks=64, node={"cores": 64, "memory": "1TiB"}))
+    pools = plan.pooled_disks
+    assert len(pools) == 64
+    threads = pools[0].thread_pool.threads.value if pools[0].thread_pool else 0
+    assert threads == 4 and threads * 64 * 64 == THREAD_BUDGET
+
+
+def test_a_node_that_cannot_fit_one_thread_a_pool_is_refused_with_the_fix() -> None:
+    data = spec("origin", disks=256, node={"cores": 1024, "memory": "4TiB"})
+    assert refusal(data) == [
+        "t.yaml: node.cores: 1024 workers × 256 thread pools need 262,144 threads even at 1 "
+        "thread a pool, above the node's budget of 16,384: set tuning.worker_processes to at "
+        "most 64, or thread_pool: false on some disks"
+    ]
+    data["tuning"] = {"worker_processes": 64}
+    plan = plan_of(data)
+    assert plan.pooled_disks[0].thread_pool is not None
+    assert plan.pooled_disks[0].thread_pool.threads.value == 1
+
+
+def test_a_threads_override_over_the_budget_is_refused_with_the_fix() -> None:
+    data = spec("vod", disks=16, node={"cores": 64, "memory": "256GiB"})
+    data["tuning"] = {"threads_per_disk": 32}
+    assert refusal(data) == [
+        "t.yaml: tuning.threads_per_disk: 32 threads × 16 pools × 64 workers = 32,768 threads, "
+        "above the node's budget of 16,384: lower threads_per_disk to at most 16"
+    ]
+    data["tuning"] = {"threads_per_disk": 16}
+    assert plan_of(data).pooled_disks[0].thread_pool is not None
+
+
+@pytest.mark.parametrize(
+    ("kind", "tuning", "message"),
+    [
+        (
+            "cache",
+            {"worker_rlimit_nofile": 2_000_000},
+            "tuning.worker_rlimit_nofile: 2,000,000 is above the kernel's fs.nr_open (1,048,576): "
+            "nginx cannot raise its open-file limit that far; lower it to at most 1,048,576",
+        ),
+        (
+            "cache",
+            {"worker_connections": 600_000},
+            "tuning.worker_connections: needs worker_rlimit_nofile = 2 × 600,000 connections + "
+            "64 (open_file_cache, logs, listeners) = 1,200,064, above the kernel's fs.nr_open "
+            "(1,048,576): lower worker_connections to at most 524,256",
+        ),
+        (
+            "origin",
+            {"open_file_cache_max": 2_000_000},
+            "tuning.open_file_cache_max: needs worker_rlimit_nofile = 2 × 8,192 connections + "
+            "2,000,064 (open_file_cache, logs, listeners) = 2,016,448, above the kernel's "
+            "fs.nr_open (1,048,576): lower open_file_cache_max to at most 1,032,128",
+        ),
+        (
+            "vod",
+            {"worker_connections": 400_000, "open_file_cache_max": 300_000},
+            "tuning.worker_connections: needs worker_rlimit_nofile = 2 × 400,000 connections + "
+            "300,064 (open_file_cache, logs, listeners) = 1,100,064, above the kernel's "
+            "fs.nr_open (1,048,576): lower worker_connections to at most 374,256 or lower "
+            "open_file_cache_max",
+        ),
+        (
+            "cache",
+            {"worker_connections": 100_000, "worker_rlimit_nofile": 150_000},
+            "tuning.worker_rlimit_nofile: 150000 is below 2 × worker_connections = 200000: a "
+            "proxied connection needs two descriptors; raise it or remove it",
+        ),
+    ],
+)
+def test_open_files_stay_within_the_kernels_nr_open(
+    kind: str, tuning: dict[str, int], message: str
+) -> None:
+    data = spec(kind, node={"cores": 1, "memory": "64GiB"}, tuning=tuning)
+    assert refusal(data) == [f"t.yaml: {message}"]
+
+
+def test_the_largest_open_file_limit_passes_nginx(nginx_binary: str) -> None:
+    plan = plan_of(
+        spec(
+            "origin",
+            node={"cores": 1, "memory": "64GiB"},
+            tuning={"worker_connections": 491_488, "open_file_cache_max": 65_536},
+        )
+    )
+    assert plan.worker_rlimit_nofile.value == NR_OPEN
+    assert_nginx_accepts(plan, nginx_binary)
+
+
+def test_connection_slots_must_fit_the_nodes_memory() -> None:
+    assert refusal(spec(node={"cores": 1024, "memory": "4GiB"})) == [
+        "t.yaml: node.memory: 1024 workers × 16,384 worker_connections allocate 8.0 GiB of "
+        "connection slots at start (512 bytes each), above 25% of node.memory (1.0 GiB): set "
+        "tuning.worker_connections to at most 2,048, or add memory"
+    ]
+    assert refusal(
+        spec(node={"cores": 1024, "memory": "256MiB"}, tuning={"worker_connections": 256})
+    ) == [
+        "t.yaml: tuning.worker_connections: 1024 workers × 256 worker_connections allocate "
+        "128.0 MiB of connection slots at start (512 bytes each), above 25% of node.memory "
+        "(64.0 MiB): set tuning.worker_connections to at most 128, or add memory"
+    ]
+
+
+def test_a_schema_valid_spec_object_is_what_the_plan_checks() -> None:
+    # The plan's limits hold for specs built in code too (Ansible hands over mappings).
+    spec_object = NodeSpec.model_validate(spec("origin", disks=2, node={"cores": 2}))
+    assert make_plan(spec_object).worker_rlimit_nofile.value <= NR_OPEN
+
+
+LIMIT_REFUSALS = (
+    "above the node's budget of 16,384",
+    "above the kernel's fs.nr_open (1,048,576)",
+    "of connection slots at start",
+    "is below 2 × worker_connections",
+    "has no effect",
+    "keys_zones need",
+)
+
+
+@st.composite
+def node_loads(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["cache", "origin", "vod"]))
+    count = draw(st.integers(1, 256))
+    media = draw(st.lists(st.sampled_from(["hdd", "ssd", "nvme"]), min_size=1, max_size=4))
+    data = spec(kind, disks=0)
+    data["node"] = {
+        "name": "n1",
+        "cores": draw(st.integers(1, 1024)),
+        "memory": draw(st.sampled_from(["256MiB", "1GiB", "8GiB", "64GiB", "1TiB", "64TiB"])),
+    }
+    data["disks"] = [
+        disk(i, device=f"/dev/disk{i}", media=media[i % len(media)], size="64GiB")
+        for i in range(count)
+    ]
+    data["workload"]["avg_object_size"] = "1GiB" if kind == "cache" else None
+    if kind != "cache":
+        del data["workload"]["avg_object_size"]
+    tuning: dict[str, Any] = {"buckets": 100}  # fewer buckets: 256 disks plan quickly
+    optional = {
+        "worker_processes": st.one_of(st.just("auto"), st.integers(1, 1024)),
+        "threads_per_disk": st.integers(1, 512),
+        "worker_connections": st.integers(16, 1_048_576),
+        "worker_rlimit_nofile": st.integers(64, 2_000_000),
+    }
+    if kind != "cache":
+        optional["open_file_cache_max"] = st.integers(1, 10_000_000)
+    for key, values in optional.items():
+        if draw(st.booleans()):
+            tuning[key] = draw(values)
+    data["tuning"] = tuning
+    return data
+
+
+@settings(max_examples=150, deadline=None)
+@given(node_loads())
+def test_every_plan_stays_within_the_nodes_limits(data: dict[str, Any]) -> None:
+    try:
+        plan = plan_of(data)
+    except SpecError as err:
+        lines = str(err).splitlines()
+        assert all(any(known in line for known in LIMIT_REFUSALS) for line in lines), lines
+        event("refused")
+        return
+    event("planned")
+    workers = plan.worker_processes.value
+    workers = data["node"]["cores"] if workers == "auto" else workers
+    assert isinstance(workers, int)
+    threads = sum(d.thread_pool.threads.value for d in plan.disks if d.thread_pool) * workers
+    assert threads <= THREAD_BUDGET
+    assert 2 * plan.worker_connections.value <= plan.worker_rlimit_nofile.value <= NR_OPEN
+    memory = spec_from_mapping(data).node.memory
+    assert workers * plan.worker_connections.value * 512 <= memory // 4
