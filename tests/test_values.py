@@ -137,6 +137,16 @@ def test_names_near_keywords_and_the_longest_names_pass_nginx(nginx_binary: str)
     assert_nginx_accepts(plan, nginx_binary)
 
 
+def test_longest_names_make_pool_and_zone_names_nginx_accepts(nginx_binary: str) -> None:
+    data = spec(workload={"avg_object_size": "1GiB"})
+    for index, item in enumerate(data["disks"]):
+        item["name"] = f"{'abcdefghij' * 3}_{index}"
+    plan = plan_of(data)
+    assert {len(d.name) for d in plan.disks} == {32}
+    assert len({d.thread_pool.name for d in plan.disks if d.thread_pool}) == 3
+    assert_nginx_accepts(plan, nginx_binary)
+
+
 # ----------------------------------------------------------------------------- 3. durations
 
 
@@ -419,7 +429,7 @@ def test_mount_paths_must_be_canonical_too(mount: str) -> None:
             "tuning",
             "worker_processes",
             "4",
-            "'4' is not a whole number: write e.g. 4, or Input should be 'auto'",
+            "'4' is neither a whole number nor auto: write e.g. 24",
         ),
         (
             "tuning",

@@ -116,6 +116,12 @@ def _real(value: float) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def _workers(value: object) -> object:
+    if value != "auto" and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ValueError(f"{_shown(value)} is neither a whole number nor auto: write e.g. 24")
+    return value
+
+
 def _finite(value: object) -> object:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"{_shown(value)} is not a number: write e.g. 10 or 2.5")
@@ -354,7 +360,10 @@ class Tuning(Strict):
     """
 
     user: Annotated[str, Field(pattern=USER_RE)] | None = None
-    worker_processes: Annotated[int, Field(ge=1, le=1024), WHOLE] | Literal["auto"] | None = None
+    worker_processes: (
+        Annotated[Annotated[int, Field(ge=1, le=1024)] | Literal["auto"], BeforeValidator(_workers)]
+        | None
+    ) = None
     worker_connections: Annotated[int, Field(ge=16, le=1_048_576), WHOLE] | None = None
     # The upper limit is the node's (fs.nr_open): plan.check_node_limits says it with the fix.
     worker_rlimit_nofile: Annotated[int, Field(ge=64), WHOLE] | None = None
