@@ -10,8 +10,8 @@ from typing import Any
 from tpgen.buckets import bucket_for_hash, disk_for_hash, murmur_hash2
 from tpgen.check import CheckResult, check_config_text, check_plan
 from tpgen.errors import NginxUnavailable, SpecError
+from tpgen.loader import LineMap, SpecDocument, plain_data, read_spec_document, with_lines
 from tpgen.loader import load_spec_file as _load_spec_file
-from tpgen.loader import plain_data
 from tpgen.loader import spec_from_mapping as _spec_from_mapping
 from tpgen.model import NodeSpec
 from tpgen.plan import Plan, make_plan
@@ -24,6 +24,7 @@ __all__ = [
     "NodeSpec",
     "Plan",
     "Remap",
+    "SpecDocument",
     "SpecError",
     "bucket_for_key",
     "check_config",
@@ -34,22 +35,29 @@ __all__ = [
     "load_spec_file",
     "plain_data",
     "plan_for",
+    "read_spec_document",
     "render_config",
     "render_from_mapping",
     "spec_from_mapping",
 ]
 
 
-def spec_from_mapping(data: Mapping[str, Any], source: str = "<mapping>") -> NodeSpec:
-    return _spec_from_mapping(data, source)
+def spec_from_mapping(
+    data: Mapping[str, Any], source: str = "<mapping>", lines: LineMap | None = None
+) -> NodeSpec:
+    return _spec_from_mapping(data, source, lines)
 
 
 def load_spec_file(path: str | Path) -> NodeSpec:
     return _load_spec_file(path)
 
 
-def plan_for(spec: NodeSpec, source: str = "<spec>") -> Plan:
-    return make_plan(spec, source)
+def plan_for(spec: NodeSpec, source: str = "<spec>", lines: LineMap | None = None) -> Plan:
+    """The plan; a refusal names the line of its field when ``lines`` (from the loader) is given."""
+    try:
+        return make_plan(spec, source)
+    except SpecError as err:
+        raise with_lines(err, source, lines or {}) from None
 
 
 def render_config(plan: Plan, source: str | None = None) -> str:
@@ -64,11 +72,16 @@ def render_from_mapping(data: Mapping[str, Any], source: str = "<mapping>") -> s
 
 def disk_for_key(plan: Plan, key: str) -> str:
     """The disk nginx's split_clients picks for a key (a cache key, or a URI on origin/vod)."""
-    return disk_for_hash(plan.split_parts, murmur_hash2(key.encode()))
+    return disk_for_hash(plan.split_parts, murmur_hash2(_key_bytes(key)))
 
 
 def bucket_for_key(plan: Plan, key: str) -> int:
-    return bucket_for_hash(murmur_hash2(key.encode()), plan.buckets.value)
+    return bucket_for_hash(murmur_hash2(_key_bytes(key)), plan.buckets.value)
+
+
+def _key_bytes(key: str) -> bytes:
+    # A key from argv that is not UTF-8 carries its bytes as surrogates: hash those bytes.
+    return key.encode("utf-8", "surrogateescape")
 
 
 def disk_layout(plan: Plan) -> list[dict[str, Any]]:

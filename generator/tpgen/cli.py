@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import sys
-import tempfile
 import traceback
 from collections.abc import Callable, Sequence
 from functools import wraps
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -21,8 +18,10 @@ from tpgen.errors import (
     EXIT_DIFFERS,
     EXIT_INTERNAL,
     EXIT_OK,
+    FileRefused,
     NginxUnavailable,
     SpecError,
+    printable,
 )
 
 if TYPE_CHECKING:
@@ -33,11 +32,21 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., int])
 
 
+# The most a --diff FILE may hold: a rendered config is well under 1 MiB.
+DIFF_LIMIT = 16 << 20
+
+
 def _plan(spec_path: str) -> Plan:
-    from tpgen.loader import load_spec_file
+    from tpgen.loader import read_spec_document, spec_from_mapping, with_lines
     from tpgen.plan import make_plan
 
-    return make_plan(load_spec_file(spec_path), spec_path)
+    document = read_spec_document(spec_path)
+    spec = spec_from_mapping(document.data, spec_path, document.lines)
+    try:
+        # The label goes into the config's header: one printable line, whatever the file name.
+        return make_plan(spec, printable(spec_path))
+    except SpecError as err:
+        raise with_lines(err, spec_path, document.lines) from None
 
 
 def _guarded(command: F) -> F:
@@ -51,36 +60,24 @@ def _guarded(command: F) -> F:
         except SpecError as err:
             click.echo(str(err), err=True)
             return EXIT_BAD_INPUT
-        except NginxUnavailable as err:
-            click.echo(f"tpgen: {err}", err=True)
+        except (FileRefused, NginxUnavailable) as err:
+            click.echo(f"tpgen: {printable(str(err))}", err=True)
             return EXIT_BAD_INPUT
         except OSError as err:
-            click.echo(f"tpgen: {err.filename or 'file'}: {err.strerror}", err=True)
+            name = printable(str(err.filename or "file"))
+            click.echo(f"tpgen: {name}: {printable(err.strerror or str(err))}", err=True)
             return EXIT_BAD_INPUT
         except Exception as err:
             if debug:
                 traceback.print_exc()
             click.echo(
-                f"tpgen: internal error: {type(err).__name__}: {err} (run with --debug and "
-                "report it)",
+                f"tpgen: internal error: {type(err).__name__}: {printable(str(err))} (run with "
+                "--debug and report it)",
                 err=True,
             )
             return EXIT_INTERNAL
 
     return wrapper  # type: ignore[return-value]
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -94,8 +91,14 @@ def cli(debug: bool) -> None:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here, not stdout.")
+@click.argument("spec", type=click.Path())
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(),
+    help="Write here, not stdout: a regular file (mode and owner kept) or a new path in an "
+    "existing directory; never a link, a device or the spec.",
+)
 @click.option(
     "--check/--no-check",
     default=True,
@@ -105,13 +108,14 @@ def cli(debug: bool) -> None:
 @click.option(
     "--diff",
     "diff_against",
-    type=click.Path(dir_okay=False, exists=True),
+    type=click.Path(),
     help="Print a unified diff against FILE; exit 1 if it differs. Writes nothing.",
 )
 @_guarded
 def render(spec: str, output: str | None, check: bool, diff_against: str | None) -> int:
     """Render SPEC to nginx.conf."""
     from tpgen.check import check_plan
+    from tpgen.files import read_text_file, write_output
     from tpgen.render import render_config
 
     plan = _plan(spec)
@@ -119,29 +123,32 @@ def render(spec: str, output: str | None, check: bool, diff_against: str | None)
     if check:
         result = check_plan(plan)
         if not result.ok:
-            click.echo(f"{spec}: nginx -t rejected the rendered config:\n{result.output}", err=True)
+            click.echo(
+                f"{printable(spec)}: nginx -t rejected the rendered config:\n{result.output}",
+                err=True,
+            )
             return EXIT_DIFFERS
     if diff_against:
-        current = Path(diff_against).read_text(encoding="utf-8")
+        current = read_text_file(diff_against, DIFF_LIMIT)
         diff = list(
             difflib.unified_diff(
                 current.splitlines(keepends=True),
                 text.splitlines(keepends=True),
-                diff_against,
-                f"{spec} (rendered)",
+                printable(diff_against),
+                f"{printable(spec)} (rendered)",
             )
         )
         sys.stdout.writelines(diff)
         return EXIT_DIFFERS if diff else EXIT_OK
     if output:
-        _write_atomically(Path(output), text)
+        write_output(output, text, inputs=[spec])
     else:
         click.echo(text, nl=False)
     return EXIT_OK
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("spec", type=click.Path())
 @_guarded
 def validate(spec: str) -> int:
     """Check SPEC and its plan; print nothing but errors."""
@@ -150,7 +157,7 @@ def validate(spec: str) -> int:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("spec", type=click.Path())
 @_guarded
 def explain(spec: str) -> int:
     """Print every derived value of SPEC and the rule behind it."""
@@ -171,8 +178,8 @@ def schema() -> int:
 
 
 @cli.command()
-@click.argument("old_spec", type=click.Path(dir_okay=False))
-@click.argument("new_spec", type=click.Path(dir_okay=False))
+@click.argument("old_spec", type=click.Path())
+@click.argument("new_spec", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object (moved_fraction, ...).")
 @_guarded
 def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
@@ -185,7 +192,7 @@ def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("spec", type=click.Path())
 @click.argument("keys", nargs=-1, required=True)
 @_guarded
 def locate(spec: str, keys: Sequence[str]) -> int:
@@ -194,12 +201,13 @@ def locate(spec: str, keys: Sequence[str]) -> int:
 
     plan = _plan(spec)
     for key in keys:
-        click.echo(f"{key}\t{bucket_for_key(plan, key)}\t{disk_for_key(plan, key)}")
+        # nginx hashes bytes: an argument that is not UTF-8 keeps its bytes (surrogateescape).
+        click.echo(f"{printable(key)}\t{bucket_for_key(plan, key)}\t{disk_for_key(plan, key)}")
     return EXIT_OK
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("spec", type=click.Path())
 @click.option(
     "--since",
     default="1h",

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import hashlib
 import json
 import os
 import re
 import socket
+import stat
 import subprocess
 import sys
 import urllib.error
@@ -37,6 +39,7 @@ DEFAULT_CONFIG = "/etc/nginx/nginx.conf"
 DEFAULT_ERROR_LOG = "/var/log/nginx/error.log"
 DEFAULT_SINCE = "1h"
 DEFAULT_STATUS_URL = "http://127.0.0.1:8081/nginx_status"
+READ_LIMIT = 16 << 20  # the most doctor reads of a config: a rendered one is well under 1 MiB
 DEFAULT_MIN_FREE_RATIO = 0.05  # of the filesystem, when the plan gives no min_free
 INODE_MIN_FREE_RATIO = 0.05
 DIFF_LINES = 40
@@ -784,6 +787,21 @@ class System(Protocol):
     def now(self) -> datetime: ...
 
 
+def open_regular(path: str) -> int:
+    """A descriptor to read a regular file; OSError for anything else.
+
+    Checked before opening: opening a FIFO blocks, and /dev/zero never ends.
+    """
+    kind = stat.S_IFMT(os.stat(path).st_mode)
+    if kind == stat.S_IFREG:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        kind = stat.S_IFMT(os.fstat(fd).st_mode)
+        if kind == stat.S_IFREG:
+            return fd
+        os.close(fd)
+    raise OSError(errno.EINVAL, "not a regular file", path)
+
+
 class HostSystem:
     """The real machine."""
 
@@ -818,10 +836,15 @@ class HostSystem:
             os.unlink(probe)
 
     def read_text(self, path: str) -> str:
-        return Path(path).read_text(encoding="utf-8")
+        fd = open_regular(path)
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(READ_LIMIT + 1)
+        if len(data) > READ_LIMIT:
+            raise OSError(errno.EFBIG, f"larger than {READ_LIMIT >> 20} MiB", path)
+        return data.decode("utf-8", errors="replace")
 
     def read_lines(self, path: str) -> Iterable[str]:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        with os.fdopen(open_regular(path), encoding="utf-8", errors="replace") as handle:
             yield from handle
 
     def fetch(self, url: str) -> str:
@@ -1032,15 +1055,13 @@ def inputs_from_spec(
     Node facts missing from the spec (name, cores, memory) are filled from this host, as the
     Ansible role does from facts. ``source`` is the label the config header names.
     """
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError  # the runtime YAML library
-
     from tpgen import api  # lazily: doctor.py also runs alone
 
     try:
-        raw = YAML(typ="safe").load(Path(spec_path).read_text(encoding="utf-8"))
-    except (OSError, YAMLError) as err:
-        raise DoctorError(f"cannot read spec {spec_path}: {err}") from err
+        document = api.read_spec_document(spec_path)
+    except api.SpecError as err:
+        raise DoctorError(str(err)) from err
+    raw = document.data
     if not isinstance(raw, dict):
         raise DoctorError(f"{spec_path}: the spec must be a mapping")
     data = fill_node_facts(
@@ -1051,7 +1072,8 @@ def inputs_from_spec(
     )
     label = source or spec_path
     try:
-        plan = api.plan_for(api.spec_from_mapping(data, source=spec_path))
+        spec = api.spec_from_mapping(data, source=spec_path, lines=document.lines)
+        plan = api.plan_for(spec, spec_path, lines=document.lines)
     except api.SpecError as err:
         raise DoctorError(str(err)) from err
     rendered = api.render_config(plan, source=label)
@@ -1115,6 +1137,14 @@ def doctor_main(
         return int(Level.FAIL)
 
 
+def _read_layout(path: str) -> Any:
+    try:
+        return json.loads(HostSystem().read_text(path))
+    except RecursionError:
+        # json nests one C call per level: a hostile layout must not be an internal error.
+        raise DoctorError(f"{path}: nested too deeply to be a disk layout") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Standalone entry for nodes without the tpgen package (``python3 doctor.py --layout``)."""
     parser = argparse.ArgumentParser(prog="doctor.py", description=__doc__.splitlines()[0])
@@ -1141,7 +1171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             nginx_binary=args.nginx,
         )
     try:
-        layout = json.loads(Path(args.layout).read_text(encoding="utf-8"))
+        layout = _read_layout(args.layout)
         if not isinstance(layout, list):
             raise DoctorError(f"{args.layout}: expected a JSON list of disks")
         inputs = DoctorInputs(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -12,9 +13,41 @@ EXIT_INTERNAL = 3
 
 Path = tuple[str | int, ...]
 
+# A key shown bare must not look like an index or two keys: `"1"` and `"node.cores"` get quotes.
+_BARE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:
+        # An undecodable byte of a file name or argument (surrogateescape): show the byte.
+        return f"\\x{code - 0xDC00:02x}"
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with every non-printable character escaped, so an echoed value stays one line."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _escape_char(char) for char in text)
+
+
+def _format_part(part: str | int) -> str:
+    if isinstance(part, int):
+        return str(part)
+    if _BARE_KEY.fullmatch(part):
+        return part
+    body = printable(part.replace("\\", "\\\\").replace('"', '\\"'))
+    return f'"{body}"'
+
 
 def format_path(path: Path) -> str:
-    return ".".join(str(part) for part in path) if path else "(top)"
+    return ".".join(_format_part(part) for part in path) if path else "(top)"
 
 
 @dataclass(frozen=True)
@@ -27,10 +60,10 @@ class Problem:
     line: int | None = None
 
     def __str__(self) -> str:
-        where = self.file or "<spec>"
+        where = printable(self.file or "<spec>")
         if self.line is not None:
             where = f"{where}:{self.line}"
-        return f"{where}: {format_path(self.path)}: {self.message}"
+        return f"{where}: {format_path(self.path)}: {printable(self.message)}"
 
 
 class SpecError(Exception):
@@ -39,6 +72,15 @@ class SpecError(Exception):
     def __init__(self, problems: Iterable[Problem]) -> None:
         self.problems: Sequence[Problem] = tuple(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class FileRefused(Exception):
+    """A file argument tpgen will not read or write; ``str()`` names the file and the fix."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = message
+        super().__init__(f"{printable(path)}: {printable(message)}")
 
 
 class NginxUnavailable(Exception):

@@ -1,41 +1,55 @@
-"""YAML text → NodeSpec, with every problem pointing at its file, line and field."""
+"""YAML text → NodeSpec, with every problem pointing at its file, line and field.
+
+Reading is bounded before anything is parsed: a regular file of at most 1 MiB, UTF-8, no control
+characters; then at most 20,000 keys and values in the text, nesting at most 32 levels, and at most
+20,000 values once YAML aliases are expanded (so an alias bomb is refused in milliseconds instead
+of being walked for minutes). Anchors, aliases and merge keys (``<<: *hdd``) work within those
+bounds; tags other than YAML's plain scalar types are refused.
+"""
 
 from __future__ import annotations
 
-import contextlib
+import re
+import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.composer import Composer, MaxDepthExceededError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from tpgen.errors import FileRefused, Problem, SpecError, printable
 from tpgen.errors import Path as FieldPath
-from tpgen.errors import Problem, SpecError
+from tpgen.files import MIB, NotUtf8, decode_utf8, read_regular_file
 from tpgen.model import NodeSpec
 from tpgen.rules import semantic_problems
 
 LineMap = dict[FieldPath, int]
 
+MAX_SPEC_BYTES = MIB
+MAX_DEPTH = 32
+MAX_VALUES = 20_000
+# Python cannot print an int of more than 4,300 digits; no spec value comes near 20.
+MAX_NUMBER_CHARS = 1000
+MAX_INT_BITS = 3300
 
-def _line_map(node: Any, prefix: FieldPath = (), lines: LineMap | None = None) -> LineMap:
-    """Where each key and item of a ruamel document starts (1-based lines)."""
-    lines = {} if lines is None else lines
-    if isinstance(node, CommentedMap):
-        for key, value in node.items():
-            path = (*prefix, str(key))
-            with contextlib.suppress(KeyError, TypeError):
-                lines[path] = node.lc.key(key)[0] + 1
-            _line_map(value, path, lines)
-    elif isinstance(node, CommentedSeq):
-        for index, value in enumerate(node):
-            path = (*prefix, index)
-            with contextlib.suppress(KeyError, TypeError, IndexError):
-                lines[path] = node.lc.item(index)[0] + 1
-            _line_map(value, path, lines)
-    return lines
+_TAG = "tag:yaml.org,2002:"
+_TEXT_TAGS = {f"{_TAG}str", f"{_TAG}timestamp"}  # a date-like name stays the text it was
+# What the YAML reader refuses, found first here so the message has a line and column.
+_NOT_YAML_TEXT = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+@dataclass(frozen=True)
+class SpecDocument:
+    """A spec file read into plain data, with the line of every key and list item."""
+
+    data: Any
+    lines: LineMap
+    source: str
 
 
 def _line_for(path: FieldPath, lines: LineMap) -> int | None:
@@ -45,16 +59,74 @@ def _line_for(path: FieldPath, lines: LineMap) -> int | None:
     return None
 
 
-def plain_data(node: Any) -> Any:
-    """Plain dicts, lists and exact scalar types: YAML loaders and Ansible hand over subclasses."""
-    if isinstance(node, Mapping):
-        return {str(key): plain_data(value) for key, value in node.items()}
-    if isinstance(node, list | tuple):
-        return [plain_data(value) for value in node]
-    for kind in (bool, int, float, str):
-        if isinstance(node, kind):
-            return kind(node)
-    return node
+def with_lines(err: SpecError, source: str, lines: LineMap) -> SpecError:
+    """The same problems, each given the file and the line of its field where it had none."""
+    return SpecError(
+        Problem(
+            p.path,
+            p.message,
+            p.file or source,
+            p.line if p.line is not None else _line_for(p.path, lines),
+        )
+        for p in err.problems
+    )
+
+
+def _too_big(node: int) -> bool:
+    return abs(node).bit_length() > MAX_INT_BITS
+
+
+class _Plain:
+    """Plain data from nested mappings and sequences, refusing cycles and runaway sizes."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.count = 0
+        self.open: set[int] = set()
+
+    def refuse(self, path: FieldPath, message: str) -> SpecError:
+        return SpecError([Problem(path, message, self.source)])
+
+    def convert(self, node: Any, path: FieldPath) -> Any:
+        self.count += 1
+        if self.count > MAX_VALUES:
+            raise self.refuse(path, f"the data holds more than {MAX_VALUES:,} values")
+        if len(path) > MAX_DEPTH:
+            raise self.refuse(path, f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(node, Mapping | list | tuple):
+            if id(node) in self.open:
+                raise self.refuse(path, "contains itself (a recursive structure)")
+            self.open.add(id(node))
+            try:
+                if isinstance(node, Mapping):
+                    return {
+                        self.key(k, path): self.convert(v, (*path, str(k))) for k, v in node.items()
+                    }
+                return [self.convert(value, (*path, i)) for i, value in enumerate(node)]
+            finally:
+                self.open.discard(id(node))
+        for kind in (bool, int, float, str):
+            if isinstance(node, kind):
+                if isinstance(node, int) and not isinstance(node, bool) and _too_big(node):
+                    raise self.refuse(path, "number too large: no value in a spec comes near it")
+                return kind(node)
+        return node
+
+    def key(self, key: Any, path: FieldPath) -> str:
+        if not isinstance(key, str):
+            raise self.refuse(
+                path, f"key {printable(repr(key))} is not a name: every key in a spec is text"
+            )
+        return str(key)
+
+
+def plain_data(node: Any, source: str = "<mapping>") -> Any:
+    """Plain dicts, lists and exact scalar types: YAML loaders and Ansible hand over subclasses.
+
+    Raises SpecError for a structure that contains itself, nests deeper than 32 levels or holds
+    more than 20,000 values (shared references count each time they are reached).
+    """
+    return _Plain(source).convert(node, ())
 
 
 def _pydantic_message(error: Any) -> str:
@@ -94,7 +166,7 @@ def spec_from_mapping(
             [Problem((), "a spec is a mapping with node, workload and disks", source, 1)]
         )
     try:
-        spec = NodeSpec.model_validate(plain_data(data))
+        spec = NodeSpec.model_validate(plain_data(data, source))
     except ValidationError as err:
         # A union field reports one error per member: say them as one line.
         by_path: dict[FieldPath, list[str]] = {}
@@ -109,29 +181,260 @@ def spec_from_mapping(
         ) from None
     found = semantic_problems(spec)
     if found:
-        raise SpecError(
-            [Problem(p.path, p.message, source, _line_for(p.path, lines)) for p in found]
-        )
+        raise with_lines(SpecError(found), source, lines)
     return spec
 
 
-def load_spec_text(text: str, source: str = "<spec>") -> NodeSpec:
-    yaml = YAML(typ="rt")
+_KINDS = {
+    f"{_TAG}int": "a number",
+    f"{_TAG}float": "a number",
+    f"{_TAG}bool": "a boolean",
+    f"{_TAG}null": "YAML's null",
+}
+
+
+def _tag_name(tag: str) -> str:
+    return "!!" + tag.removeprefix(_TAG) if tag.startswith(_TAG) else tag
+
+
+class _Document:
+    """Composed YAML nodes → plain data and a line map, within the reading bounds."""
+
+    def __init__(self, yaml: YAML, source: str) -> None:
+        self.constructor = yaml.constructor
+        self.source = source
+        self.lines: LineMap = {}
+        self.count = 0
+        self.open: set[int] = set()
+        self.problems: list[Problem] = []
+
+    def problem(self, node: Node, path: FieldPath, message: str) -> Problem:
+        return Problem(path, message, self.source, node.start_mark.line + 1)
+
+    def fatal(self, node: Node, path: FieldPath, message: str) -> SpecError:
+        return SpecError([*self.problems, self.problem(node, path, message)])
+
+    def build(self, node: Node, path: FieldPath, depth: int) -> Any:
+        self.count += 1
+        if self.count > MAX_VALUES:
+            raise self.fatal(
+                node,
+                path,
+                f"the document expands to more than {MAX_VALUES:,} values (each alias repeats "
+                "its anchor): a spec needs a few hundred; write values out instead of nesting "
+                "aliases",
+            )
+        if depth > MAX_DEPTH:
+            raise self.fatal(node, path, f"nested deeper than {MAX_DEPTH} levels (a spec needs 4)")
+        if isinstance(node, ScalarNode):
+            return self.scalar(node, path)
+        if id(node) in self.open:
+            raise self.fatal(node, path, "an alias refers to a collection that contains it")
+        self.open.add(id(node))
+        try:
+            if isinstance(node, SequenceNode) and str(node.tag) == f"{_TAG}seq":
+                return self.sequence(node, path, depth)
+            if isinstance(node, MappingNode) and str(node.tag) == f"{_TAG}map":
+                return self.mapping(node, path, depth)
+        finally:
+            self.open.discard(id(node))
+        raise self.refuse_tag(node, path)
+
+    def refuse_tag(self, node: Node, path: FieldPath) -> SpecError:
+        tag = _tag_name(str(node.tag))
+        return self.fatal(node, path, f"YAML tag {tag} is not allowed in a spec: remove it")
+
+    def sequence(self, node: SequenceNode, path: FieldPath, depth: int) -> list[Any]:
+        items = []
+        for index, child in enumerate(node.value):
+            self.lines[(*path, index)] = child.start_mark.line + 1
+            items.append(self.build(child, (*path, index), depth + 1))
+        return items
+
+    def mapping(self, node: MappingNode, path: FieldPath, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        key_lines: dict[str, int] = {}
+        merged: list[Node] = []
+        for key_node, value_node in node.value:
+            if str(key_node.tag) == f"{_TAG}merge":
+                merged.append(value_node)
+                continue
+            key = self.key(key_node, path)
+            if key is None:
+                continue
+            line = key_node.start_mark.line + 1
+            if key in key_lines:
+                self.problems.append(
+                    Problem(
+                        (*path, key),
+                        f"duplicate key: already set on line {key_lines[key]}; keep one",
+                        self.source,
+                        line,
+                    )
+                )
+                continue
+            key_lines[key] = line
+            self.lines[(*path, key)] = line
+            result[key] = self.build(value_node, (*path, key), depth + 1)
+        for source in self.merge_sources(merged, path):
+            # Keys written out win over merged ones; an earlier merge source wins over a later.
+            for key, value in self.build(source, path, depth).items():
+                result.setdefault(key, value)
+        self.lines.update({(*path, key): line for key, line in key_lines.items()})
+        return result
+
+    def merge_sources(self, merged: list[Node], path: FieldPath) -> list[Node]:
+        sources: list[Node] = []
+        for value in merged:
+            candidates = value.value if isinstance(value, SequenceNode) else [value]
+            for candidate in candidates:
+                if not isinstance(candidate, MappingNode):
+                    raise self.fatal(candidate, path, "<< merges a mapping or a list of them")
+                sources.append(candidate)
+        return sources
+
+    def key(self, node: Node, path: FieldPath) -> str | None:
+        tag = str(node.tag)
+        if isinstance(node, ScalarNode) and tag in _TEXT_TAGS:
+            return str(node.value)
+        if isinstance(node, ScalarNode):
+            kind = _KINDS.get(tag, f"tagged {_tag_name(tag)}")
+            message = f"key {node.value!r} is {kind}, not a name: quote it if it is meant as text"
+        else:
+            kind = "a list" if isinstance(node, SequenceNode) else "a mapping"
+            message = f"{kind} cannot be a key: every key in a spec is a name (see `tpgen schema`)"
+        self.problems.append(self.problem(node, path, message))
+        return None
+
+    def scalar(self, node: ScalarNode, path: FieldPath) -> Any:
+        tag = str(node.tag)
+        if tag in _TEXT_TAGS:
+            return str(node.value)
+        if tag == f"{_TAG}null":
+            return None
+        if tag == f"{_TAG}bool":
+            return self.constructor.construct_yaml_bool(node)
+        if tag == f"{_TAG}float":
+            return self.constructor.construct_yaml_float(node)
+        if tag == f"{_TAG}int":
+            number = None
+            if len(node.value) <= MAX_NUMBER_CHARS:
+                number = self.constructor.construct_yaml_int(node)
+            if number is None or _too_big(number):
+                self.problems.append(
+                    self.problem(
+                        node,
+                        path,
+                        f"a number of {len(node.value):,} characters: no value in a spec comes "
+                        "near that size",
+                    )
+                )
+            return number
+        raise self.refuse_tag(node, path)
+
+
+def _text_problem(text: str, source: str) -> Problem | None:
+    bad = _NOT_YAML_TEXT.search(text)
+    if bad is None:
+        return None
+    line_start = text.rfind("\n", 0, bad.start()) + 1
+    return Problem(
+        (),
+        f"control character U+{ord(bad.group()):04X} at column {bad.start() - line_start + 1}: "
+        "YAML text cannot hold it; remove it (write it as an escape in a quoted string)",
+        source,
+        text.count("\n", 0, bad.start()) + 1,
+    )
+
+
+class _TooManyNodes(MarkedYAMLError):
+    pass
+
+
+class _BoundedComposer(Composer):
+    """Stops composing after MAX_VALUES nodes: the pure-Python parser takes ~50 µs a node."""
+
+    nodes = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_VALUES:
+            mark = self.parser.peek_event().start_mark
+            raise _TooManyNodes(None, None, "too many values", mark)
+        return super().compose_node(parent, index)
+
+
+def parse_spec_text(text: str, source: str = "<spec>") -> SpecDocument:
+    """YAML text → plain data and line map; SpecError for anything that is not a plain spec."""
+    found = _text_problem(text, source)
+    if found is not None:
+        raise SpecError([found])
+    yaml = YAML(typ="safe", pure=True)
+    yaml.max_depth = MAX_DEPTH
+    yaml.Composer = _BoundedComposer
     try:
-        document = yaml.load(text)
+        with warnings.catch_warnings():
+            # A redefined anchor is legal YAML (the latest wins); ruamel warns on stderr.
+            warnings.simplefilter("ignore")
+            documents = yaml.compose_all(text)
+            root = next(documents, None)
+            extra = next(documents, None)
+    except MaxDepthExceededError as err:
+        line = err.problem_mark.line + 1 if err.problem_mark is not None else None
+        message = f"nested deeper than {MAX_DEPTH} levels (a spec needs 4)"
+        raise SpecError([Problem((), message, source, line)]) from None
+    except _TooManyNodes as err:
+        line = err.problem_mark.line + 1 if err.problem_mark is not None else None
+        message = f"more than {MAX_VALUES:,} keys and values: a spec needs a few hundred"
+        raise SpecError([Problem((), message, source, line)]) from None
     except MarkedYAMLError as err:
-        mark = err.problem_mark
+        mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark is not None else None
-        raise SpecError([Problem((), f"not valid YAML: {err.problem}", source, line)]) from None
-    return spec_from_mapping(document, source, _line_map(document))
+        what = err.problem or err.context or "not valid YAML"
+        raise SpecError([Problem((), f"not valid YAML: {what}", source, line)]) from None
+    except YAMLError as err:
+        raise SpecError([Problem((), f"not valid YAML: {err}", source)]) from None
+    if extra is not None:
+        line = extra.start_mark.line + 1
+        message = "a second YAML document: a spec file holds one; remove it and the --- before it"
+        raise SpecError([Problem((), message, source, line)])
+    if root is None:
+        return SpecDocument(None, {}, source)
+    document = _Document(yaml, source)
+    data = document.build(root, (), 0)
+    if document.problems:
+        raise SpecError(document.problems)
+    return SpecDocument(data, document.lines, source)
+
+
+def read_spec_document(path: str | Path) -> SpecDocument:
+    """A spec file read within the bounds: regular file, 1 MiB, UTF-8, plain YAML."""
+    source = str(path)
+    try:
+        data = read_regular_file(source, MAX_SPEC_BYTES)
+    except FileRefused as err:
+        raise SpecError([Problem((), f"cannot read the spec: {err.message}", source)]) from None
+    text = decode_utf8(data)
+    if isinstance(text, NotUtf8):
+        raise SpecError(
+            [
+                Problem(
+                    (),
+                    f"not UTF-8 text: byte 0x{text.byte:02x} at column {text.column} (byte "
+                    f"offset {text.offset}): save the spec as UTF-8",
+                    source,
+                    text.line,
+                )
+            ]
+        )
+    return parse_spec_text(text.removeprefix("\ufeff"), source)
+
+
+def load_spec_text(text: str, source: str = "<spec>") -> NodeSpec:
+    document = parse_spec_text(text, source)
+    return spec_from_mapping(document.data, source, document.lines)
 
 
 def load_spec_file(path: str | Path) -> NodeSpec:
-    spec_path = Path(path)
-    try:
-        text = spec_path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise SpecError([Problem((), f"cannot read the spec: {err.strerror}", str(path))]) from None
-    except UnicodeDecodeError:
-        raise SpecError([Problem((), "the spec is not UTF-8 text", str(path))]) from None
-    return load_spec_text(text, str(path))
+    document = read_spec_document(path)
+    return spec_from_mapping(document.data, document.source, document.lines)

@@ -1,0 +1,702 @@
+"""Hostile and careless input: exit 2 with one line per problem, never exit 3, never a hang.
+
+Covers reading (file kinds, size, encoding, YAML structure), writing (`render -o`) and the shape
+of every message. A hang must fail, not stall the suite: the file-kind cases that could block run
+in a subprocess with a timeout, the in-process ones under an alarm.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tpgen.api import bucket_for_key, disk_for_key, plan_for, spec_from_mapping
+from tpgen.cli import main
+from tpgen.errors import SpecError, format_path, printable
+from tpgen.loader import plain_data
+
+from .conftest import ROOT
+
+EXAMPLE = ROOT / "examples" / "cache-3hdd.yaml"
+GOOD = textwrap.dedent("""\
+    node: {name: n1, cores: 4, memory: 8GiB}
+    workload: {type: cache, upstreams: ["o.example.net:80"]}
+    disks:
+      - {name: d1, device: /dev/sdb, mount: /srv/cache/d1, size: 1TB, media: hdd}
+    """)
+ENV = {**os.environ, "PYTHONPATH": f"{ROOT / 'generator'}{os.pathsep}{ROOT}"}
+
+
+@pytest.fixture(autouse=True)
+def _no_hang() -> Iterator[None]:
+    # A regression to minutes (alias bomb, reading /dev/zero) fails here instead of stalling CI.
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeoutError("tpgen did not finish within 60 s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(60)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    code = main(args)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, err.splitlines()
+
+
+def validate(path: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    code, lines = run(["validate", str(path)], capsys)
+    assert code == 2, lines
+    return lines
+
+
+def spec_file(tmp_path: Path, content: str | bytes, name: str = "spec.yaml") -> Path:
+    path = tmp_path / name
+    path.write_bytes(content.encode() if isinstance(content, str) else content)
+    return path
+
+
+def in_subprocess(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tpgen", *args],
+        cwd=cwd,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+# ------------------------------------------------------------------------------------ reading
+
+
+@pytest.mark.parametrize(
+    ("char", "shown"),
+    [("\x00", "U+0000"), ("\x07", "U+0007"), ("\x1b", "U+001B"), ("\x7f", "U+007F"),
+     ("\x9b", "U+009B"), ("\ufffe", "U+FFFE")],
+)  # fmt: skip
+def test_control_characters_name_line_and_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], char: str, shown: str
+) -> None:
+    path = spec_file(tmp_path, GOOD.replace("name: d1", f"name: d{char}1"))
+    assert validate(path, capsys) == [
+        f"{path}:4: (top): control character {shown} at column 13: YAML text cannot hold it; "
+        "remove it (write it as an escape in a quoted string)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "line"),
+    [
+        ("[" * 100_000 + "]" * 100_000, 1),
+        ("{a: " * 100_000 + "1" + "}" * 100_000, 1),
+        ("- " * 100_000 + "1", 1),
+        ("".join(f"{' ' * i}a{i}:\n" for i in range(40)), 32),
+    ],
+    ids=["flow-lists", "flow-maps", "block-lists", "indented-maps"],
+)
+def test_deep_nesting_is_refused_not_a_recursion_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, line: int
+) -> None:
+    path = spec_file(tmp_path, content)
+    assert validate(path, capsys) == [
+        f"{path}:{line}: (top): nested deeper than 32 levels (a spec needs 4)"
+    ]
+
+
+def test_aliases_cannot_nest_deeper_than_the_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chain = "a0: &a0 [1]\n" + "".join(f"a{i}: &a{i} [*a{i - 1}]\n" for i in range(1, 40))
+    (line,) = validate(spec_file(tmp_path, chain), capsys)
+    assert line.endswith(": nested deeper than 32 levels (a spec needs 4)")
+    assert ": a31.0.0." in line
+
+
+def test_alias_bomb_is_refused_quickly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 10)
+    )
+    path = spec_file(tmp_path, bomb)
+    (line,) = validate(path, capsys)
+    assert line.startswith(f"{path}:1: a4.")
+    assert line.endswith(
+        ": the document expands to more than 20,000 values (each alias repeats its anchor): "
+        "a spec needs a few hundred; write values out instead of nesting aliases"
+    )
+
+
+def test_too_many_values_are_refused_while_parsing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = spec_file(tmp_path, "x:\n" + "  - 1\n" * 30_000)
+    assert validate(path, capsys) == [
+        f"{path}:19999: (top): more than 20,000 keys and values: a spec needs a few hundred"
+    ]
+
+
+def test_plain_data_refuses_a_shared_reference_bomb() -> None:
+    node: Any = ["x"] * 10
+    for _ in range(9):
+        node = [node] * 10
+    with pytest.raises(SpecError) as caught:
+        plain_data({"node": node}, "facts")
+    assert str(caught.value).endswith(": the data holds more than 20,000 values")
+
+
+@pytest.mark.parametrize("kind", ["dict", "list"])
+def test_self_referencing_data_from_a_plugin_is_a_spec_error(kind: str) -> None:
+    data: dict[str, Any] = {"node": {"name": "n1"}, "workload": {"type": "origin"}}
+    if kind == "dict":
+        data["node"]["self"] = data
+        expected = "host_vars: node.self: contains itself (a recursive structure)"
+    else:
+        disks: list[Any] = []
+        disks.append(disks)
+        data["disks"] = disks
+        expected = "host_vars: disks.0: contains itself (a recursive structure)"
+    with pytest.raises(SpecError) as caught:
+        spec_from_mapping(data, "host_vars")
+    assert str(caught.value) == expected
+
+
+def test_plain_data_refuses_deep_nesting_and_huge_numbers() -> None:
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(10_000):
+        node["a"] = {}
+        node = node["a"]
+    with pytest.raises(SpecError, match=r"nested deeper than 32 levels$"):
+        plain_data(deep)
+    with pytest.raises(SpecError) as caught:
+        spec_from_mapping({"node": {"cores": 10**5000}}, "vars")
+    assert str(caught.value) == (
+        "vars: node.cores: number too large: no value in a spec comes near it"
+    )
+    with pytest.raises(SpecError) as caught:
+        plain_data({"node": {1: "x"}}, "vars")
+    assert str(caught.value) == "vars: node: key 1 is not a name: every key in a spec is text"
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["9" * 5000, "0x" + "f" * 900, "-" + "1" * 1001],
+    ids=["5000-digits", "huge-hex", "negative"],
+)
+def test_numbers_too_large_to_read_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    path = spec_file(tmp_path, GOOD.replace("cores: 4", f"cores: {value}"))
+    assert validate(path, capsys) == [
+        f"{path}:1: node.cores: a number of {len(value):,} characters: no value in a spec "
+        "comes near that size"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("cores", str(10**400)), ("cores", "1e400"), ("size", "1e400"), ("size", ".nan"),
+     ("size", "-.inf")],
+)  # fmt: skip
+def test_out_of_range_numbers_are_bad_input_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, value: str
+) -> None:
+    old = {"cores": "cores: 4", "size": "size: 1TB"}[field]
+    path = spec_file(tmp_path, GOOD.replace(old, f"{field}: {value}"))
+    (line,) = validate(path, capsys)
+    where = {"cores": "1: node.cores", "size": "4: disks.0.size"}[field]
+    assert line.startswith(f"{path}:{where}: ")
+
+
+def test_not_utf8_names_line_column_and_offset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = spec_file(tmp_path, GOOD.encode().replace(b"name: d1", b"name: d\xe91"))
+    assert validate(path, capsys) == [
+        f"{path}:4: (top): not UTF-8 text: byte 0xe9 at column 13 (byte offset 117): "
+        "save the spec as UTF-8"
+    ]
+
+
+def test_utf16_spec_is_refused_at_its_first_byte(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = spec_file(tmp_path, GOOD.encode("utf-16"))
+    assert validate(path, capsys) == [
+        f"{path}:1: (top): not UTF-8 text: byte 0xff at column 1 (byte offset 0): "
+        "save the spec as UTF-8"
+    ]
+
+
+def test_a_utf8_byte_order_mark_is_fine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = spec_file(tmp_path, "\ufeff" + GOOD)
+    assert run(["validate", str(path)], capsys) == (0, [])
+
+
+def test_spec_larger_than_1mib_is_refused_before_parsing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = spec_file(tmp_path, GOOD + "#" * (1 << 20) + "\n")
+    assert validate(path, capsys) == [
+        f"{path}: (top): cannot read the spec: is larger than 1 MiB, the most tpgen reads"
+    ]
+
+
+def test_a_50mb_spec_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "big.yaml"
+    with path.open("wb") as handle:
+        handle.truncate(50 << 20)
+    (line,) = validate(path, capsys)
+    assert line.endswith("cannot read the spec: is larger than 1 MiB, the most tpgen reads")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (GOOD + "---\nnode: {}\n", "6: (top): a second YAML document: a spec file holds one; "
+         "remove it and the --- before it"),
+        (GOOD + "node: {name: n2}\n", "5: node: duplicate key: already set on line 1; keep one"),
+        (GOOD.replace("cores: 4", "cores: 4, cores: 5"),
+         "1: node.cores: duplicate key: already set on line 1; keep one"),
+        (GOOD + "1: x\n", "5: (top): key '1' is a number, not a name: quote it if it is meant "
+         "as text"),
+        (GOOD + "null: x\n", "5: (top): key 'null' is YAML's null, not a name: quote it if it "
+         "is meant as text"),
+        (GOOD + "[a]: b\n", "5: (top): a list cannot be a key: every key in a spec is a name "
+         "(see `tpgen schema`)"),
+        (GOOD + "? {a: 1}\n: b\n", "5: (top): a mapping cannot be a key: every key in a spec "
+         "is a name (see `tpgen schema`)"),
+        (GOOD.replace("cores: 4", "cores: !!python/object:os.system {}"),
+         "1: node.cores: YAML tag !!python/object:os.system is not allowed in a spec: remove it"),
+        (GOOD.replace("name: d1", "name: !!binary ZDE="),
+         "4: disks.0.name: YAML tag !!binary is not allowed in a spec: remove it"),
+        (GOOD.replace("type: cache", "type: !custom cache"),
+         "2: workload.type: YAML tag !custom is not allowed in a spec: remove it"),
+        (GOOD.replace("upstreams:", "upstreams: !!set").replace('["o.example.net:80"]',
+                                                                '{"o.example.net:80"}'),
+         "2: workload.upstreams: YAML tag !!set is not allowed in a spec: remove it"),
+        ("a: &a [*a]\n", "1: a.0: an alias refers to a collection that contains it"),
+        ("a: &a {b: *a}\n", "1: a.b: an alias refers to a collection that contains it"),
+        ("a: {b: 1\n", "2: (top): not valid YAML: expected ',' or '}', but got '<stream end>'"),
+        ("a: *nowhere\n", "1: (top): not valid YAML: found undefined alias 'nowhere'"),
+    ],
+    ids=["two-documents", "duplicate-section", "duplicate-field", "int-key", "null-key",
+         "list-key", "mapping-key", "python-tag", "binary-tag", "custom-tag", "set-tag",
+         "recursive-list", "recursive-map", "syntax", "undefined-alias"],
+)  # fmt: skip
+def test_yaml_structure_a_spec_does_not_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+) -> None:
+    path = spec_file(tmp_path, text)
+    assert validate(path, capsys) == [f"{path}:{expected}"]
+
+
+def test_anchors_and_merge_keys_work_and_point_at_the_anchor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = textwrap.dedent("""\
+        node: {name: n1, cores: 4, memory: 8GiB}
+        workload: {type: cache, upstreams: ["o.example.net:80"]}
+        disks:
+          - &hdd {name: d1, device: /dev/sdb, mount: /srv/cache/d1, size: 1TB, media: hdd}
+          - <<: *hdd
+            name: d2
+            device: /dev/sdc
+            mount: /srv/cache/d2
+        """)
+    path = spec_file(tmp_path, text)
+    assert run(["validate", str(path)], capsys) == (0, [])
+    spec_file(tmp_path, text.replace("media: hdd", "media: tape"))
+    assert validate(path, capsys) == [
+        f"{path}:4: disks.0.media: Input should be 'hdd', 'ssd' or 'nvme'",
+        f"{path}:4: disks.1.media: Input should be 'hdd', 'ssd' or 'nvme'",
+    ]
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "socket", "dev-zero", "dev-null"])
+def test_spec_that_is_not_a_regular_file_is_refused_without_reading(
+    tmp_path: Path, kind: str
+) -> None:
+    path, shown = _special_file(tmp_path, kind)
+    result = in_subprocess(["validate", str(path)], tmp_path)
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"{path}: (top): cannot read the spec: is {shown}, not a regular file\n",
+    )
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "socket", "dev-zero"])
+def test_diff_against_a_file_that_is_not_regular_is_refused(tmp_path: Path, kind: str) -> None:
+    path, shown = _special_file(tmp_path, kind)
+    result = in_subprocess(["render", str(EXAMPLE), "--no-check", "--diff", str(path)], tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"tpgen: {path}: is {shown}, not a regular file\n",
+    )
+
+
+def _special_file(tmp_path: Path, kind: str) -> tuple[Path, str]:
+    if kind == "directory":
+        return tmp_path, "a directory"
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+        return tmp_path / "fifo", "a FIFO (named pipe)"
+    if kind == "socket":
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(tmp_path / "sock"))
+        return tmp_path / "sock", "a socket"
+    return Path(f"/dev/{kind.removeprefix('dev-')}"), "a character device"
+
+
+def test_binary_diff_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    binary = spec_file(tmp_path, b"\x7fELF\x02\x01\x01\x00\n\xff\xfe", "nginx.conf")
+    code, lines = run(["render", str(EXAMPLE), "--no-check", "--diff", str(binary)], capsys)
+    assert (code, lines) == (
+        2,
+        [f"tpgen: {binary}: not UTF-8 text: byte 0xff at line 2, column 1 (byte offset 9)"],
+    )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_doctor_reads_no_config_that_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
+    path, _shown = _special_file(tmp_path, kind)
+    script = (
+        "from tpgen.doctor import HostSystem\n"
+        f"try:\n    HostSystem().read_text({str(path)!r})\n"
+        "except OSError as err:\n    print(err.strerror, err.filename)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout == f"not a regular file {path}\n"
+
+
+def test_undecodable_spec_file_name_is_escaped_in_every_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = os.fsdecode(b"sp\xffec\n.yaml")
+    path = spec_file(tmp_path, GOOD.replace("cores: 4", "cores: 0"), name)
+    assert validate(path, capsys) == [
+        f"{tmp_path}/sp\\xffec\\n.yaml:1: node.cores: Input should be greater than or equal to 1"
+    ]
+    spec_file(tmp_path, GOOD, name)
+    assert run(["validate", str(path)], capsys) == (0, [])
+
+
+def test_locate_hashes_the_bytes_of_a_key_that_is_not_utf8(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    key, tab = os.fsdecode(b"/video/\xff\xfe.mp4"), "/a\tb"
+    assert main(["locate", str(EXAMPLE), key, tab]) == 0
+    plan = plan_for(spec_from_mapping(_example()))
+    assert capsys.readouterr().out.splitlines() == [
+        f"/video/\\xff\\xfe.mp4\t{bucket_for_key(plan, key)}\t{disk_for_key(plan, key)}",
+        f"/a\\tb\t{bucket_for_key(plan, tab)}\t{disk_for_key(plan, tab)}",
+    ]
+    assert bucket_for_key(plan, key) != bucket_for_key(plan, "/video/\ufffd\ufffd.mp4")
+
+
+def _example() -> Any:
+    from tpgen.loader import read_spec_document
+
+    return read_spec_document(EXAMPLE).data
+
+
+# ------------------------------------------------------------------------------------ writing
+
+
+def _render_to(target: Path | str, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    return run(["render", str(EXAMPLE), "--no-check", "-o", str(target)], capsys)
+
+
+def test_output_onto_dev_full_keeps_the_device(capsys: pytest.CaptureFixture[str]) -> None:
+    before = os.stat("/dev/full")
+    assert _render_to("/dev/full", capsys) == (
+        2,
+        ["tpgen: /dev/full: is a character device: -o writes only a regular file or a new path"],
+    )
+    after = os.stat("/dev/full")
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+
+
+def test_output_onto_a_symlink_is_refused_and_the_link_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = spec_file(tmp_path, "old config\n", "real.conf")
+    link = tmp_path / "nginx.conf"
+    link.symlink_to(real)
+    assert _render_to(link, capsys) == (
+        2,
+        [
+            f"tpgen: {link}: is a symbolic link (to {real}): -o replaces only a regular file, "
+            "name the file the link points to"
+        ],
+    )
+    assert os.readlink(link) == str(real) and real.read_text() == "old config\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nginx.conf", "real.conf"]
+
+
+@pytest.mark.parametrize("how", ["same-path", "dotdot-path", "hard-link", "symlinked-spec"])
+def test_output_onto_the_spec_itself_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    spec = spec_file(tmp_path, EXAMPLE.read_text())
+    (tmp_path / "sub").mkdir()
+    spec_arg, target = str(spec), str(spec)
+    if how == "dotdot-path":
+        target = f"{tmp_path}/sub/../spec.yaml"
+    elif how == "hard-link":
+        target = str(tmp_path / "hard.conf")
+        os.link(spec, target)
+    elif how == "symlinked-spec":
+        spec_arg = str(tmp_path / "sub" / "link.yaml")
+        os.symlink(spec, spec_arg)
+    before = os.stat(spec)
+    code, lines = run(["render", spec_arg, "--no-check", "-o", target], capsys)
+    assert (code, lines) == (
+        2,
+        [f"tpgen: {target}: is the input {spec_arg} itself: write the config elsewhere"],
+    )
+    after = os.stat(spec)
+    assert spec.read_text() == EXAMPLE.read_text() and after.st_ino == before.st_ino
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "socket"])
+def test_output_onto_a_special_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    path, shown = _special_file(tmp_path, kind)
+    mode = os.lstat(path).st_mode
+    assert _render_to(path, capsys) == (
+        2,
+        [f"tpgen: {path}: is {shown}: -o writes only a regular file or a new path"],
+    )
+    assert os.lstat(path).st_mode == mode
+
+
+def test_output_into_a_missing_directory_creates_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "etc" / "nginx.conf"
+    assert _render_to(target, capsys) == (
+        2,
+        [f"tpgen: {target}: directory {tmp_path}/etc does not exist: create it first"],
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_keeps_mode_and_owner_and_replaces_atomically(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = spec_file(tmp_path, "old\n", "nginx.conf")
+    target.chmod(0o640)
+    if os.geteuid() == 0:
+        os.chown(target, 4321, 8765)
+    before = os.stat(target)
+    assert _render_to(target, capsys) == (0, [])
+    after = os.stat(target)
+    assert target.read_text().startswith("# generated by tpgen from ")
+    assert stat.S_IMODE(after.st_mode) == 0o640
+    assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+    assert after.st_ino != before.st_ino  # a rename, not a rewrite in place
+    assert [p.name for p in tmp_path.iterdir()] == ["nginx.conf"]
+
+
+def test_new_output_file_is_0644(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "nginx.conf"
+    assert _render_to(target, capsys) == (0, [])
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o644
+
+
+def test_a_failed_write_names_the_target_and_leaves_it_unchanged(tmp_path: Path) -> None:
+    target = spec_file(tmp_path, "old\n", "nginx.conf")
+    script = (
+        "import resource, signal, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))\n"
+        "from tpgen.cli import main\n"
+        f"sys.exit(main(['render', {str(EXAMPLE)!r}, '--no-check', '-o', {str(target)!r}]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"tpgen: {target}: cannot write: File too large\n",
+    )
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["nginx.conf"]
+
+
+# ----------------------------------------------------------------------------------- messages
+
+
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        (("node", "cores"), "node.cores"),
+        (("node.cores",), '"node.cores"'),
+        (("disks", 0, "size"), "disks.0.size"),
+        (("disks", "0"), 'disks."0"'),
+        (("",), '""'),
+        (("a b",), '"a b"'),
+        (('say "hi"\\',), '"say \\"hi\\"\\\\"'),
+        (("a\nb\x1b\u2028",), '"a\\nb\\x1b\\u2028"'),
+        ((), "(top)"),
+    ],
+)
+def test_path_parts_that_could_be_misread_are_quoted(
+    path: tuple[str | int, ...], shown: str
+) -> None:
+    assert format_path(path) == shown
+
+
+def test_printable_keeps_one_line_whatever_the_input() -> None:
+    assert printable("a\nb\r\x00\x85\u2028é") == "a\\nb\\r\\x00\\x85\\u2028é"
+    assert printable(os.fsdecode(b"\xff")) == "\\xff"
+
+
+def test_a_top_level_key_with_a_dot_is_quoted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = spec_file(tmp_path, GOOD + '"node.cores": 4\n"x\\ny": 1\n')
+    assert validate(path, capsys) == [
+        f'{path}:5: "node.cores": unknown key: remove it or check its spelling '
+        "(see `tpgen schema`)",
+        f'{path}:6: "x\\ny": unknown key: remove it or check its spelling (see `tpgen schema`)',
+    ]
+
+
+def test_values_with_newlines_cannot_forge_extra_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    forged = "n1\\n/etc/passwd:1: node.name: fine\\u2028x\\x85y"
+    path = spec_file(tmp_path, GOOD.replace("name: n1", f'name: "{forged}"'))
+    (line,) = validate(path, capsys)
+    assert line.startswith(
+        f"{path}:1: node.name: 'n1\\n/etc/passwd:1: node.name: fine\\u2028x\\x85y' has characters"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            GOOD.replace("size: 1TB", "size: 500TB").replace(
+                '"o.example.net:80"]', '"o.example.net:80"],\n  avg_object_size: 4KiB'
+            ),
+            ":3: workload.avg_object_size: keys_zones need ",
+        ),
+        (
+            GOOD + "tuning:\n  worker_rlimit_nofile: 10\n",
+            ":6: tuning.worker_rlimit_nofile: ",
+        ),
+    ],
+    ids=["keys-zone-budget", "rlimit-nofile"],
+)
+def test_plan_stage_refusals_carry_the_line_of_their_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+) -> None:
+    path = spec_file(tmp_path, text)
+    (line,) = validate(path, capsys)
+    assert line.startswith(f"{path}{expected}"), line
+
+
+def test_debug_shows_the_traceback_of_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr("tpgen.plan.make_plan", broken)
+    assert main(["validate", str(EXAMPLE)]) == 3
+    err = capsys.readouterr().err
+    assert err == (
+        "tpgen: internal error: RuntimeError: boom\\nsecond line (run with --debug and report it)\n"
+    )
+    assert main(["--debug", "validate", str(EXAMPLE)]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and 'raise RuntimeError("boom' in err
+
+
+def test_version_does_not_import_the_library() -> None:
+    script = (
+        "import sys\nfrom tpgen.cli import main\nmain(['--version'])\n"
+        "print(sorted(m for m in ('pydantic', 'ruamel.yaml', 'jinja2', 'tpgen.loader') "
+        "if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.splitlines()[-1] == "[]"
+
+
+# ------------------------------------------------------------------------------ property test
+
+# One problem line: file[:line]: path: message, where a path is (top) or dotted parts, each a
+# bare name, an index or a quoted string; nothing non-printable anywhere.
+_PART = r'(?:[A-Za-z_][A-Za-z0-9_-]*|\d+|"(?:[^"\\]|\\.)*")'
+PROBLEM_LINE = re.compile(rf"^(?P<file>.+?)(?::\d+)?: (?:\(top\)|{_PART}(?:\.{_PART})*): \S.*$")
+
+_FRAGMENTS = [
+    GOOD, "node:", "workload:", "disks:", "  - ", "{", "}", "[", "]", ", ", ": ", "\n", "  ",
+    "&a ", "*a", "&b ", "*b", "<<: ", "? ", "---\n", "...\n", "!!python/object:os.system ",
+    "!tag ", "!!set ", "!!binary ", "%YAML 1.1\n", "'", '"', "\\n", "\\x00", "#", "|\n", ">-\n",
+    "cores", "size", "name", "media: hdd", "1TB", "9" * 50, "0x" + "f" * 40, "1e400", ".nan",
+    "null", "true", "~", "2024-01-01", "1:2:3", "node.cores", "\x00", "\x07", "\x1b", "\t",
+    "\r", "\u2028", "\x85", "\ufeff", "é",
+]  # fmt: skip
+
+
+def _junk() -> Any:
+    from hypothesis import strategies as st
+
+    text = st.lists(st.sampled_from(_FRAGMENTS) | st.text(max_size=8), max_size=40).map("".join)
+    raw = st.binary(max_size=200)
+    return st.one_of(
+        text.map(lambda t: t.encode("utf-8", "surrogatepass")),
+        raw,
+        st.tuples(text, raw).map(lambda p: p[0].encode("utf-8", "surrogatepass") + p[1]),
+    )
+
+
+def test_any_input_exits_0_or_2_with_one_problem_per_line(tmp_path: Path) -> None:
+    import contextlib
+    import io
+
+    from hypothesis import HealthCheck, given, settings
+
+    path = tmp_path / "junk.yaml"
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(_junk())
+    def check(data: bytes) -> None:
+        path.write_bytes(data)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(["validate", str(path)])
+        lines = err.getvalue().splitlines()
+        assert code in (0, 2), lines
+        assert (code == 0) == (lines == []), lines
+        for line in lines:
+            assert PROBLEM_LINE.match(line) and line.isprintable(), line
+            assert line.startswith(f"{path}"), line
+
+    check()
