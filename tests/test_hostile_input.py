@@ -400,6 +400,18 @@ def test_undecodable_spec_file_name_is_escaped_in_every_message(
     assert run(["validate", str(path)], capsys) == (0, [])
 
 
+def test_render_with_a_hostile_file_name_adds_no_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = spec_file(tmp_path, EXAMPLE.read_text(), "plain.yaml")
+    hostile = spec_file(tmp_path, EXAMPLE.read_text(), os.fsdecode(b"x\xff\nworker_processes 1;"))
+    assert main(["render", str(plain), "--no-check"]) == 0
+    expected = capsys.readouterr().out.splitlines()
+    assert main(["render", str(hostile), "--no-check"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == len(expected) and out[1:] == expected[1:]
+
+
 def test_locate_hashes_the_bytes_of_a_key_that_is_not_utf8(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -13,7 +13,12 @@ from ansible.errors import AnsibleFilterError
 
 def plain(value: Any) -> Any:
     """Plain dict/list/scalars (Ansible passes tagged subclasses): tpgen's own normaliser."""
-    return _api().plain_data(value)
+    api = _api()
+    try:
+        return api.plain_data(value, "tpgen_spec")
+    except api.SpecError as exc:
+        # A structure that contains itself or nests without bound: say so, not a traceback.
+        raise AnsibleFilterError(f"tpgen rejected the spec:\n{exc}") from None
 
 
 def _api() -> Any:

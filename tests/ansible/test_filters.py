@@ -115,3 +115,16 @@ def test_a_bad_spec_fails_with_tpgen_problems_and_no_traceback(filters: ModuleTy
     assert any(line.startswith("host_vars/x.yml: disks.0.size: ") for line in problems), problems
     assert any(line.startswith("host_vars/x.yml: disks.0.colour: ") for line in problems), problems
     assert "Traceback" not in message
+
+
+@pytest.mark.parametrize("filter_name", ["tpgen_node_spec", "tpgen_disk_layout"])
+def test_a_spec_that_contains_itself_is_a_clean_filter_error(
+    filters: ModuleType, filter_name: str
+) -> None:
+    looped: dict[str, Any] = {**FULL, "node": {**FULL["node"]}}
+    looped["node"]["again"] = looped
+    with pytest.raises(filters.AnsibleFilterError) as caught:
+        getattr(filters, filter_name)(looped)
+    assert str(caught.value) == (
+        "tpgen rejected the spec:\ntpgen_spec: node.again: contains itself (a recursive structure)"
+    )
