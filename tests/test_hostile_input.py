@@ -381,11 +381,13 @@ def test_doctor_reads_no_config_that_is_not_a_regular_file(tmp_path: Path, kind:
         "from tpgen.doctor import HostSystem\n"
         f"try:\n    HostSystem().read_text({str(path)!r})\n"
         "except OSError as err:\n    print(err.strerror, err.filename)\n"
+        f"try:\n    list(HostSystem().read_lines({str(path)!r}))\n"
+        "except OSError as err:\n    print(err.strerror, err.filename)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", script], env=ENV, capture_output=True, text=True, timeout=60
     )
-    assert result.stdout == f"not a regular file {path}\n"
+    assert result.stdout == f"not a regular file {path}\n" * 2
 
 
 def test_undecodable_spec_file_name_is_escaped_in_every_message(
