@@ -365,13 +365,31 @@ def _special_file(tmp_path: Path, kind: str) -> tuple[Path, str]:
     return Path(f"/dev/{kind.removeprefix('dev-')}"), "a character device"
 
 
-def test_binary_diff_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    binary = spec_file(tmp_path, b"\x7fELF\x02\x01\x01\x00\n\xff\xfe", "nginx.conf")
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            b"\x7fELF\x02\x01\x01\n\xff\xfe",
+            "not UTF-8 text: byte 0xff at line 2, column 1 (byte offset 8)",
+        ),
+        (b"events {}\nhttp {\x00}\n", "a NUL byte at line 2, column 7: not a text file"),
+    ],
+    ids=["not-utf8", "nul"],
+)
+def test_binary_diff_file_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, message: str
+) -> None:
+    binary = spec_file(tmp_path, content, "nginx.conf")
     code, lines = run(["render", str(EXAMPLE), "--no-check", "--diff", str(binary)], capsys)
-    assert (code, lines) == (
-        2,
-        [f"tpgen: {binary}: not UTF-8 text: byte 0xff at line 2, column 1 (byte offset 9)"],
-    )
+    assert (code, lines) == (2, [f"tpgen: {binary}: {message}"])
+
+
+@pytest.mark.parametrize("option", ["-o", "--diff"])
+def test_an_empty_file_argument_is_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    code, lines = run(["render", str(EXAMPLE), "--no-check", option, ""], capsys)
+    assert (code, lines) == (2, ["tpgen: '': an empty file name: name a file"])
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
@@ -647,7 +665,8 @@ def test_debug_shows_the_traceback_of_an_internal_error(
     )
     assert main(["--debug", "validate", str(EXAMPLE)]) == 3
     err = capsys.readouterr().err
-    assert "Traceback (most recent call last)" in err and 'raise RuntimeError("boom' in err
+    assert err.startswith("Traceback (most recent call last):\n")
+    assert "\nRuntimeError: boom\nsecond line\ntpgen: internal error: RuntimeError: boom" in err
 
 
 def test_version_does_not_import_the_library() -> None:

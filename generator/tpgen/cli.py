@@ -128,7 +128,7 @@ def render(spec: str, output: str | None, check: bool, diff_against: str | None)
                 err=True,
             )
             return EXIT_DIFFERS
-    if diff_against:
+    if diff_against is not None:
         current = read_text_file(diff_against, DIFF_LIMIT)
         diff = list(
             difflib.unified_diff(
@@ -140,7 +140,7 @@ def render(spec: str, output: str | None, check: bool, diff_against: str | None)
         )
         sys.stdout.writelines(diff)
         return EXIT_DIFFERS if diff else EXIT_OK
-    if output:
+    if output is not None:
         write_output(output, text, inputs=[spec])
     else:
         click.echo(text, nl=False)

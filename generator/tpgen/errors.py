@@ -80,7 +80,7 @@ class FileRefused(Exception):
     def __init__(self, path: str, message: str) -> None:
         self.path = path
         self.message = message
-        super().__init__(f"{printable(path)}: {printable(message)}")
+        super().__init__(f"{printable(path) or repr(path)}: {printable(message)}")
 
 
 class NginxUnavailable(Exception):

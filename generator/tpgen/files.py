@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from tpgen.errors import FileRefused
 
 MIB = 1 << 20
+_EMPTY = "an empty file name: name a file"
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -40,6 +41,8 @@ def read_regular_file(path: str, limit: int) -> bytes:
     A FIFO, a device or a socket is refused from its stat, before it is opened: opening a
     FIFO blocks and /dev/zero never ends.
     """
+    if not path:
+        raise FileRefused(path, _EMPTY)
     try:
         before = os.stat(path)
         if not stat.S_ISREG(before.st_mode):
@@ -98,10 +101,16 @@ def decode_utf8(data: bytes) -> str | NotUtf8:
 
 
 def read_text_file(path: str, limit: int) -> str:
-    """A regular UTF-8 text file of at most ``limit`` bytes; FileRefused otherwise."""
-    text = decode_utf8(read_regular_file(path, limit))
+    """A regular UTF-8 text file of at most ``limit`` bytes, without NUL; FileRefused otherwise."""
+    data = read_regular_file(path, limit)
+    text = decode_utf8(data)
     if isinstance(text, NotUtf8):
         raise FileRefused(path, text.describe())
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        column = nul - (data.rfind(b"\n", 0, nul) + 1) + 1
+        raise FileRefused(path, f"a NUL byte at line {line}, column {column}: not a text file")
     return text
 
 
@@ -111,6 +120,8 @@ def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
 
 def _check_target(path: str, inputs: Iterable[str]) -> os.stat_result | None:
     """The stat of the regular file ``path`` replaces, None for a new file; else FileRefused."""
+    if not path:
+        raise FileRefused(path, _EMPTY)
     try:
         current = os.lstat(path)
     except FileNotFoundError:
