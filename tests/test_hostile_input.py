@@ -135,9 +135,9 @@ def test_alias_bomb_is_refused_quickly(tmp_path: Path, capsys: pytest.CaptureFix
     )
     path = spec_file(tmp_path, bomb)
     (line,) = validate(path, capsys)
-    assert line.startswith(f"{path}:1: a4.")
+    assert line.startswith(f"{path}:1: a3.7.8.8.9: ")
     assert line.endswith(
-        ": the document expands to more than 20,000 values (each alias repeats its anchor): "
+        ": the document expands to more than 10,000 values (each alias repeats its anchor): "
         "a spec needs a few hundred; write values out instead of nesting aliases"
     )
 
@@ -145,10 +145,20 @@ def test_alias_bomb_is_refused_quickly(tmp_path: Path, capsys: pytest.CaptureFix
 def test_too_many_values_are_refused_while_parsing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = spec_file(tmp_path, "x:\n" + "  - 1\n" * 30_000)
+    path = spec_file(tmp_path, "x:\n" + "  - 1\n" * 12_000)
     assert validate(path, capsys) == [
-        f"{path}:19999: (top): more than 20,000 keys and values: a spec needs a few hundred"
+        f"{path}:9999: (top): more than 10,000 keys and values: a spec needs a few hundred"
     ]
+
+
+def test_at_most_100_problems_of_the_text_are_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = spec_file(tmp_path, "{" + "a: 1, " * 500 + "}\n")
+    lines = validate(path, capsys)
+    assert len(lines) == 101
+    assert lines[0] == f"{path}:1: a: duplicate key: already set on line 1; keep one"
+    assert lines[-1] == f"{path}: (top): more than 100 problems: fix these first"
 
 
 def test_plain_data_refuses_a_shared_reference_bomb() -> None:
@@ -157,7 +167,7 @@ def test_plain_data_refuses_a_shared_reference_bomb() -> None:
         node = [node] * 10
     with pytest.raises(SpecError) as caught:
         plain_data({"node": node}, "facts")
-    assert str(caught.value).endswith(": the data holds more than 20,000 values")
+    assert str(caught.value).endswith(": the data holds more than 10,000 values")
 
 
 @pytest.mark.parametrize("kind", ["dict", "list"])

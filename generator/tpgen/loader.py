@@ -1,8 +1,8 @@
 """YAML text → NodeSpec, with every problem pointing at its file, line and field.
 
 Reading is bounded before anything is parsed: a regular file of at most 1 MiB, UTF-8, no control
-characters; then at most 20,000 keys and values in the text, nesting at most 32 levels, and at most
-20,000 values once YAML aliases are expanded (so an alias bomb is refused in milliseconds instead
+characters; then at most 10,000 keys and values in the text, nesting at most 32 levels, and at most
+10,000 values once YAML aliases are expanded (so an alias bomb is refused in milliseconds instead
 of being walked for minutes). Anchors, aliases and merge keys (``<<: *hdd``) work within those
 bounds; tags other than YAML's plain scalar types are refused.
 """
@@ -32,7 +32,8 @@ LineMap = dict[FieldPath, int]
 
 MAX_SPEC_BYTES = MIB
 MAX_DEPTH = 32
-MAX_VALUES = 20_000
+MAX_VALUES = 10_000
+MAX_PROBLEMS = 100
 # Python cannot print an int of more than 4,300 digits; no spec value comes near 20.
 MAX_NUMBER_CHARS = 1000
 MAX_INT_BITS = 3300
@@ -124,7 +125,7 @@ def plain_data(node: Any, source: str = "<mapping>") -> Any:
     """Plain dicts, lists and exact scalar types: YAML loaders and Ansible hand over subclasses.
 
     Raises SpecError for a structure that contains itself, nests deeper than 32 levels or holds
-    more than 20,000 values (shared references count each time they are reached).
+    more than 10,000 values (shared references count each time they are reached).
     """
     return _Plain(source).convert(node, ())
 
@@ -211,6 +212,12 @@ class _Document:
     def problem(self, node: Node, path: FieldPath, message: str) -> Problem:
         return Problem(path, message, self.source, node.start_mark.line + 1)
 
+    def add(self, found: Problem) -> None:
+        if len(self.problems) == MAX_PROBLEMS:
+            more = Problem((), f"more than {MAX_PROBLEMS} problems: fix these first", self.source)
+            raise SpecError([*self.problems, more])
+        self.problems.append(found)
+
     def fatal(self, node: Node, path: FieldPath, message: str) -> SpecError:
         return SpecError([*self.problems, self.problem(node, path, message)])
 
@@ -264,7 +271,7 @@ class _Document:
                 continue
             line = key_node.start_mark.line + 1
             if key in key_lines:
-                self.problems.append(
+                self.add(
                     Problem(
                         (*path, key),
                         f"duplicate key: already set on line {key_lines[key]}; keep one",
@@ -303,7 +310,7 @@ class _Document:
         else:
             kind = "a list" if isinstance(node, SequenceNode) else "a mapping"
             message = f"{kind} cannot be a key: every key in a spec is a name (see `tpgen schema`)"
-        self.problems.append(self.problem(node, path, message))
+        self.add(self.problem(node, path, message))
         return None
 
     def scalar(self, node: ScalarNode, path: FieldPath) -> Any:
@@ -321,7 +328,7 @@ class _Document:
             if len(node.value) <= MAX_NUMBER_CHARS:
                 number = self.constructor.construct_yaml_int(node)
             if number is None or _too_big(number):
-                self.problems.append(
+                self.add(
                     self.problem(
                         node,
                         path,
