@@ -175,29 +175,31 @@ def write_output(path: str, text: str, inputs: Iterable[str] = ()) -> None:
         # The target may have been swapped for a link or a device since the first look.
         _check_target(path, inputs)
         os.replace(tmp, path)
-    except FileRefused:
-        os.unlink(tmp)
-        raise
     except OSError as err:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise FileRefused(path, f"cannot write: {err.strerror or err}") from None
+    except BaseException:
+        # A refusal, a bug or Ctrl-C: the temporary file goes, the target stays as it was.
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     _fsync_directory(parent)
 
 
 def _keep_mode_and_owner(path: str, fd: int, current: os.stat_result) -> None:
-    os.fchmod(fd, stat.S_IMODE(current.st_mode))
     mine = os.fstat(fd)
-    if (mine.st_uid, mine.st_gid) == (current.st_uid, current.st_gid):
-        return
-    try:
-        os.fchown(fd, current.st_uid, current.st_gid)
-    except PermissionError:
-        raise FileRefused(
-            path,
-            f"is owned by uid {current.st_uid} gid {current.st_gid} and tpgen cannot keep that "
-            "owner: run as root or as the owner",
-        ) from None
+    if (mine.st_uid, mine.st_gid) != (current.st_uid, current.st_gid):
+        try:
+            os.fchown(fd, current.st_uid, current.st_gid)
+        except PermissionError:
+            raise FileRefused(
+                path,
+                f"is owned by uid {current.st_uid} gid {current.st_gid} and tpgen cannot keep "
+                "that owner: run as root or as the owner",
+            ) from None
+    # After the chown, which may clear set-id bits.
+    os.fchmod(fd, stat.S_IMODE(current.st_mode))
 
 
 def _fsync_directory(path: str) -> None:
