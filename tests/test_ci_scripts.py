@@ -28,7 +28,8 @@ THREADED_NGINX = (
     "echo 'configure arguments: --with-http_ssl_module --with-threads' >&2\n"
 )
 PLAIN_NGINX = (
-    "echo 'nginx version: nginx/1.27.0' >&2\necho 'configure arguments: --with-http_ssl_module' >&2\n"
+    "echo 'nginx version: nginx/1.27.0' >&2\n"
+    "echo 'configure arguments: --with-http_ssl_module' >&2\n"
 )
 PYTHON = f'exec {sys.executable} "$@"\n'
 TERRAFORM = 'echo \'{"terraform_version": "1.11.4", "platform": "linux_amd64"}\'\n'
@@ -67,7 +68,7 @@ def fake_bin(directory: Path, programs: dict[str, str]) -> Path:
 def deps(
     bin_dir: Path, mode: str, phases: Iterable[str], **env: str
 ) -> subprocess.CompletedProcess[str]:
-    """deps.sh with PATH = only `bin_dir`, no fallback directories, none of the caller's settings."""
+    """deps.sh with PATH = only `bin_dir`, no fallback directories, none of the caller's env."""
     full_env = {"PATH": str(bin_dir), "TPGEN_DEPS_FALLBACK_PATH": "", "TMPDIR": str(bin_dir.parent)}
     full_env.update(env)
     return subprocess.run(
@@ -157,7 +158,8 @@ def test_a_debian_nginx_without_threads_is_replaced_by_nginx_core(tmp_path: Path
 
 def test_a_foreign_nginx_without_threads_is_reported_with_the_fix(tmp_path: Path) -> None:
     bin_dir = fake_bin(tmp_path / "bin", EVERYTHING | {"nginx": PLAIN_NGINX})
-    fake_bin(bin_dir, {"dpkg-query": 'echo "dpkg-query: no path found matching pattern $2" >&2\nexit 1\n'})
+    not_owned = 'echo "dpkg-query: no path found matching pattern $2" >&2\nexit 1\n'
+    fake_bin(bin_dir, {"dpkg-query": not_owned})
     result = deps(bin_dir, "check", ["install"])
     assert result.returncode == 1
     assert result.stdout == ""
