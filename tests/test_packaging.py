@@ -42,9 +42,8 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: int = 300) -> 
     result = subprocess.run(
         cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=timeout
     )
-    assert result.returncode == 0, (
-        f"{' '.join(cmd)} exited {result.returncode}\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
-    )
+    output = result.stdout[-3000:] + result.stderr[-3000:]
+    assert result.returncode == 0, f"{' '.join(cmd)} exited {result.returncode}\n{output}"
     return result.stdout
 
 
@@ -133,8 +132,9 @@ def test_installed_wheel_renders_every_example_like_the_source_tree(
 ) -> None:
     """From a directory outside the repository; `--check` runs the real nginx."""
     env = _clean_env(TPGEN_NGINX=nginx_binary)
-    unchecked = _run([str(installed / "tpgen"), "render", "--no-check", str(example)], tmp_path, env)
-    checked = _run([str(installed / "tpgen"), "render", str(example)], tmp_path, env)
+    tpgen_bin = str(installed / "tpgen")
+    unchecked = _run([tpgen_bin, "render", "--no-check", str(example)], tmp_path, env)
+    checked = _run([tpgen_bin, "render", str(example)], tmp_path, env)
     source_env = _clean_env(PYTHONPATH=str(ROOT / "generator"))
     from_source = _run(
         [sys.executable, "-m", "tpgen", "render", "--no-check", str(example)], tmp_path, source_env
