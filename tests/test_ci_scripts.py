@@ -94,7 +94,7 @@ def test_only_a_docker_client_means_the_engine_is_installed(tmp_path: Path) -> N
         "docker.io",
         "containerd",
         "runc",
-        "util-linux",
+        "mount",
         "xfsprogs",
         "procps",
         "debootstrap",
@@ -146,14 +146,18 @@ def test_system_phase_names_each_missing_tool_s_package_once(tmp_path: Path) -> 
         k: v for k, v in EVERYTHING.items() if k not in {"wrk", "losetup", "lsblk", "mkfs.xfs"}
     }
     result = deps(fake_bin(tmp_path / "bin", programs), "check", ["system"])
-    assert (result.returncode, missing(result)) == (0, ["wrk", "util-linux", "xfsprogs"])
+    assert (result.returncode, missing(result)) == (0, ["wrk", "mount", "util-linux", "xfsprogs"])
 
 
-def test_a_debian_nginx_without_threads_is_replaced_by_nginx_core(tmp_path: Path) -> None:
+@pytest.mark.parametrize("owner", ["nginx", "nginx-light"])
+def test_a_packaged_nginx_without_threads_gets_its_package_reinstalled(
+    tmp_path: Path, owner: str
+) -> None:
+    """A replaced or diverted /usr/sbin/nginx: reinstalling its owner puts the build back."""
     bin_dir = fake_bin(tmp_path / "bin", EVERYTHING | {"nginx": PLAIN_NGINX})
-    fake_bin(bin_dir, {"dpkg-query": f'echo "nginx-light: {bin_dir}/nginx"\n'})
+    fake_bin(bin_dir, {"dpkg-query": f'echo "{owner}: {bin_dir}/nginx"\n'})
     result = deps(bin_dir, "check", ["install"])
-    assert (result.returncode, missing(result)) == (0, ["nginx-core"])
+    assert (result.returncode, missing(result)) == (0, [owner])
 
 
 def test_a_foreign_nginx_without_threads_is_reported_with_the_fix(tmp_path: Path) -> None:
@@ -228,7 +232,7 @@ def test_install_mode_installs_the_engine_and_checks_again(tmp_path: Path) -> No
         "docker.io": ["dockerd"],
         "containerd": ["containerd"],
         "runc": ["runc"],
-        "util-linux": ["losetup"],
+        "mount": ["losetup"],
         "xfsprogs": ["mkfs.xfs"],
         "procps": ["pgrep"],
         "debootstrap": ["debootstrap"],

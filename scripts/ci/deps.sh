@@ -56,7 +56,8 @@ check_python() {
 }
 
 # The nginx tpgen runs: $TPGEN_NGINX, else PATH, else /usr/sbin/nginx (tpgen/check.py's order).
-# A Debian nginx flavour without threads is replaced by nginx-core; any other build is reported.
+# A packaged binary without threads (replaced, diverted) gets its package reinstalled; any other
+# build is reported. Bookworm's /usr/sbin/nginx is in package nginx, pulled in by nginx-core.
 check_nginx() {
   local nginx
   if [[ -n ${TPGEN_NGINX:-} ]]; then
@@ -69,9 +70,13 @@ check_nginx() {
   info=$("$nginx" -V 2>&1)
   [[ $info == *--with-threads* ]] && return
   local owner
-  owner=$(dpkg-query -S "$nginx" 2>/dev/null)
-  if [[ $owner == nginx*:* ]]; then
-    want nginx-core
+  # Merged /usr: dpkg may have recorded /sbin/nginx for /usr/sbin/nginx.
+  owner=$(dpkg-query -S "$nginx" 2>/dev/null || dpkg-query -S "${nginx#/usr}" 2>/dev/null)
+  owner=${owner%%$'\n'*}
+  owner=${owner%%:*}
+  owner=${owner%%,*}
+  if [[ $owner == nginx* ]]; then
+    want "$owner"
   else
     problem "$nginx is built without --with-threads (tpgen refuses it): remove it from PATH or set TPGEN_NGINX to an nginx built with it, e.g. Debian's nginx-core (/usr/sbin/nginx)"
   fi
@@ -79,7 +84,7 @@ check_nginx() {
 
 check_system() {
   need wrk wrk
-  need losetup util-linux
+  need losetup mount
   need lsblk util-linux
   need mount mount
   need umount mount
@@ -95,7 +100,7 @@ check_molecule() {
   if docker=$(type -P docker) && "$docker" --version >/dev/null 2>&1; then :; else want docker.io; fi
   need containerd containerd
   need runc runc
-  need losetup util-linux
+  need losetup mount
   need mkfs.xfs xfsprogs
   need pgrep procps
   local base=${TPGEN_MOLECULE_BASE_IMAGE:-tpgen-molecule-base:bookworm}
