@@ -9,8 +9,9 @@ cd "$(dirname "$0")/.."
 if [[ $EUID == 0 ]] && command -v apt-get >/dev/null; then
   scripts/ci/deps.sh install install
 elif missing=$(scripts/ci/deps.sh check install) && [[ -n $missing ]]; then
-  echo "install.sh: not root, so not installing the Debian packages tpgen needs:" $missing >&2
-  echo "install.sh: as root: apt-get install" $missing >&2
+  missing=${missing//$'\n'/ }
+  echo "install.sh: not root, so not installing the Debian packages tpgen needs: $missing" >&2
+  echo "install.sh: as root: apt-get install $missing" >&2
 fi
 
 [[ -x .venv/bin/python ]] || python3 -m venv .venv

@@ -46,6 +46,7 @@ lint() {
   ruff format --check generator tests bench plugins molecule
   mypy
   yamllint --strict .
+  shellcheck -x scripts/*.sh scripts/ci/*.sh molecule/common/*.sh .ci/run
   ansible-lint --profile production
   terraform fmt -check -recursive terraform
 }

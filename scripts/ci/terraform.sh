@@ -21,7 +21,7 @@ die() {
 
 # The terraform binary this script runs, and its version: one rule, in deps.sh.
 "$repo/scripts/ci/deps.sh" check terraform >/dev/null || die "refusing to skip the Terraform checks."
-# shellcheck source=deps.sh
+# shellcheck source=scripts/ci/deps.sh
 . "$repo/scripts/ci/deps.sh"
 terraform_bin=$(terraform_bin)
 for tool in pytest checkov ansible-inventory tpgen; do
