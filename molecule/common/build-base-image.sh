@@ -19,14 +19,20 @@ suite="${TPGEN_MOLECULE_SUITE:-bookworm}"
 force=0
 [[ "${1:-}" == "--force" ]] && force=1
 
+# debootstrap lives in /usr/sbin, which a sudo/su PATH may lack.
+export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
+# What runs below: a docker client that reaches a daemon (a docker CLI alone is not an engine).
+docker info >/dev/null 2>&1 || {
+    echo "build-base-image: no docker daemon answers $(command -v docker || echo 'docker (not installed)'): apt-get install docker.io and start dockerd (scripts/ci/molecule.sh does both)" >&2
+    exit 2
+}
+
 if [[ $force -eq 0 ]] && docker image inspect "$image" >/dev/null 2>&1; then
     echo "build-base-image: $image exists, nothing to do (use --force to rebuild)"
     exit 0
 fi
 
-for tool in debootstrap docker; do
-    command -v "$tool" >/dev/null || { echo "build-base-image: $tool is missing (apt-get install debootstrap docker.io)" >&2; exit 2; }
-done
+command -v debootstrap >/dev/null || { echo "build-base-image: debootstrap is missing (apt-get install debootstrap)" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || { echo "build-base-image: debootstrap needs root" >&2; exit 2; }
 
 host_codename=""

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run the Molecule scenarios (molecule/*/molecule.yml) one after the other and print the wall
-# time of each (create -> destroy). Sets up what they need: docker.io, debootstrap, xfsprogs,
-# a running docker daemon and the offline base image (see molecule/common/README.md).
+# time of each (create -> destroy). Sets up what they need (scripts/ci/deps.sh molecule: the
+# docker engine from docker.io -- the machine's own docker is a client only --, debootstrap,
+# xfsprogs), a running docker daemon and the offline base image (see molecule/common/README.md).
 #
 #   scripts/ci/molecule.sh                 # every scenario
 #   scripts/ci/molecule.sh disks source    # only these
@@ -11,25 +12,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-export PATH="${TPGEN_VENV_BIN:-$root/.venv/bin}:$PATH"
+# dockerd and debootstrap live in /usr/sbin, which a sudo/su PATH may lack.
+export PATH="${TPGEN_VENV_BIN:-$root/.venv/bin}:$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 base_image="${TPGEN_MOLECULE_BASE_IMAGE:-tpgen-molecule-base:bookworm}"
 image="${TPGEN_MOLECULE_IMAGE:-$base_image}"
 
 log() { echo "molecule.sh: $*"; }
 
-# --- system packages ------------------------------------------------------------------------------
-missing=()
-command -v docker >/dev/null || missing+=(docker.io)
-command -v mkfs.xfs >/dev/null || missing+=(xfsprogs)
-command -v losetup >/dev/null || missing+=(util-linux)
-if [[ "$image" == "$base_image" ]]; then
-    command -v debootstrap >/dev/null || missing+=(debootstrap)
-fi
-if [[ ${#missing[@]} -gt 0 ]]; then
-    log "installing ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+# --- system packages: what is run below (dockerd, not just the docker CLI), see deps.sh ----------
+scripts/ci/deps.sh install molecule
 for tool in molecule ansible-playbook pytest; do
     command -v "$tool" >/dev/null || { log "$tool not found: install the dev extra (scripts/install.sh with TPGEN_EXTRAS='.[dev]')" >&2; exit 2; }
 done
@@ -46,7 +37,15 @@ if ! docker info >/dev/null 2>&1; then
         docker info >/dev/null 2>&1 && break
         sleep 1
     done
-    docker info >/dev/null 2>&1 || { log "docker daemon did not come up; see /var/log/dockerd.log" >&2; exit 1; }
+    if ! err=$(docker info 2>&1 >/dev/null); then
+        if pgrep -x dockerd >/dev/null; then
+            log "dockerd runs but the client $(command -v docker) cannot talk to it: $err" >&2
+        else
+            tail -n 20 /var/log/dockerd.log >&2 || true
+            log "docker daemon did not come up; see /var/log/dockerd.log (last lines above)" >&2
+        fi
+        exit 1
+    fi
 fi
 
 # --- base image (cached: skipped when it exists) -------------------------------------------------

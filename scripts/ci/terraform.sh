@@ -19,15 +19,11 @@ die() {
   exit 1
 }
 
-terraform_bin=${TERRAFORM:-$(command -v terraform || true)}
-if [[ -z "$terraform_bin" && -x /usr/local/bin/terraform ]]; then
-  terraform_bin=/usr/local/bin/terraform
-fi
-[[ -n "$terraform_bin" && -x "$terraform_bin" ]] ||
-  die "terraform is not installed (need >= 1.9 on PATH, or TERRAFORM=/path); refusing to skip the Terraform checks."
-version=$("$terraform_bin" version -json | sed -n 's/.*"terraform_version": *"\([0-9.]*\)".*/\1/p')
-[[ "$(printf '%s\n1.9.0\n' "$version" | sort -V | head -n1)" == "1.9.0" ]] ||
-  die "terraform $version is too old: the modules need >= 1.9.0."
+# The terraform binary this script runs, and its version: one rule, in deps.sh.
+"$repo/scripts/ci/deps.sh" check terraform >/dev/null || die "refusing to skip the Terraform checks."
+# shellcheck source=scripts/ci/deps.sh
+. "$repo/scripts/ci/deps.sh"
+terraform_bin=$(terraform_bin)
 for tool in pytest checkov ansible-inventory tpgen; do
   [[ -x "$venv_bin/$tool" ]] || die "$venv_bin/$tool is missing: install the dev extras (.venv/bin/pip install -e '.[dev]')."
 done
