@@ -103,7 +103,24 @@ def test_remap_json_reports_the_moved_fraction(
     assert 0.15 < report["moved_fraction"] < 0.35
     assert {flow["from"] for flow in report["flows"]} == {"d4"}
     assert main(["remap", str(old), str(new)]) == 0
-    assert capsys.readouterr().out.startswith(f"moved: {report['moved_buckets']} of 1000 buckets")
+    assert capsys.readouterr().out.startswith(f"moved: {report['moved_buckets']} of 10000 buckets")
+
+
+def test_remap_warns_when_a_reordered_list_moves_keys_between_disks_that_stay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = write_spec(tmp_path / "old.yaml", spec(disks=4))
+    swapped = spec(disks=4)
+    swapped["disks"][1], swapped["disks"][2] = swapped["disks"][2], swapped["disks"][1]
+    new = write_spec(tmp_path / "new.yaml", swapped)
+    assert main(["remap", str(old), str(new)]) == 0
+    out = capsys.readouterr().out
+    assert "move between disks that stay: the disk list was reordered" in out
+    assert "Append new disks at the end and keep failed or drained disks listed" in out
+    failed = spec(disks=4)
+    failed["disks"][1]["state"] = "failed"
+    assert main(["remap", str(old), str(write_spec(tmp_path / "f.yaml", failed))]) == 0
+    assert "warning" not in capsys.readouterr().out
 
 
 def test_remap_refuses_a_bucket_count_change(
@@ -112,14 +129,14 @@ def test_remap_refuses_a_bucket_count_change(
     old = write_spec(tmp_path / "old.yaml", spec())
     new = write_spec(tmp_path / "new.yaml", spec(tuning={"buckets": 2000}))
     assert main(["remap", str(old), str(new)]) == 2
-    assert "tuning.buckets: 1000 buckets before, 2000 after" in capsys.readouterr().err
+    assert "tuning.buckets: 10000 buckets before, 2000 after" in capsys.readouterr().err
 
 
 def test_locate_prints_key_bucket_disk(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["locate", str(EXAMPLE), "httpcdn.example.com/a.mp4"]) == 0
     key, bucket, disk = capsys.readouterr().out.rstrip("\n").split("\t")
     assert key == "httpcdn.example.com/a.mp4"
-    assert 0 <= int(bucket) < 1000 and disk in {"d1", "d2", "d3"}
+    assert 0 <= int(bucket) < 10000 and disk in {"d1", "d2", "d3"}
 
 
 def test_schema_prints_json(capsys: pytest.CaptureFixture[str]) -> None:

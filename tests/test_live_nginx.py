@@ -79,6 +79,34 @@ def test_cache_keys_land_on_the_disk_tpgen_names_and_hit_after(
     assert seen_disks == {"d1", "d2", "d3"}
 
 
+def test_a_long_split_table_picks_the_disk_tpgen_names(
+    tmp_path: Path, nginx_binary: str, origin_port: int
+) -> None:
+    # 30 disks of mixed sizes, two of them out: hundreds of split_clients parts, whose
+    # boundaries nginx sums with its own integer arithmetic
+    listen, status = free_ports(2)
+    data = spec(
+        "cache",
+        workload={"upstreams": [f"127.0.0.1:{origin_port}"], "avg_object_size": "64MiB"},
+        listen={"address": "127.0.0.1", "port": listen},
+        status={"port": status},
+        node={"cores": 1, "memory": "4GiB"},
+        tuning={"worker_connections": 256},
+    )
+    data["disks"] = [
+        disk(i, size=("1GiB", "2GiB", "4GiB")[i % 3], media="ssd") for i in range(1, 31)
+    ]
+    data["disks"][4]["state"] = "failed"
+    data["disks"][17]["state"] = "draining"
+    plan = make_plan(spec_from_mapping(data, "live.yaml"), "live.yaml")
+    assert len(plan.split_parts) > 200
+    with running_nginx(plan, tmp_path, nginx_binary):
+        for index in range(150):
+            uri = f"/long/{index}.bin"
+            response = get(f"http://127.0.0.1:{listen}{uri}")
+            assert response.headers["x-cache-disk"] == disk_for_key(plan, f"http127.0.0.1{uri}")
+
+
 def test_origin_serves_files_placed_by_locate_and_falls_back_to_draining_disks(
     tmp_path: Path, nginx_binary: str
 ) -> None:

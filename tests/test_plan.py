@@ -98,7 +98,7 @@ def test_draining_disk_gets_no_buckets_but_keeps_its_cache_path() -> None:
     d2 = plan.disks[1]
     assert d2.bucket_count == 0 and "d2" not in plan.owners
     assert d2.cache is not None and d2.thread_pool is None
-    assert sum(d.bucket_count for d in plan.disks) == 1000
+    assert sum(d.bucket_count for d in plan.disks) == 10000
 
 
 def test_failed_disk_vanishes_from_the_config() -> None:

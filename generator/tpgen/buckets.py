@@ -1,26 +1,43 @@
-"""Which disk a key lives on: nginx's split_clients hash, fixed buckets, weighted rendezvous.
+"""Which disk a key lives on: nginx's split_clients hash, fixed buckets, an ordered bucket map.
 
 A key's hash (nginx's MurmurHash2, as split_clients computes it) falls into one of B equal
-buckets; each bucket belongs to the disk with the highest rendezvous score for it. Removing a
-disk therefore moves only that disk's buckets, and adding one moves only the buckets it wins.
+buckets. Every bucket has a preference ranking over the spec's disks; its owner is the first
+*active* disk of that ranking. The rankings are built from the spec's disk list in order, as if
+the disks had been added one at a time (which is how a node grows: disks are appended, failed
+and draining disks stay listed, a replacement reuses its entry):
 
-Scores are stratified: each disk ranks all B buckets by a keyed pseudo-random order (Python's
-MT19937 seeded from the SHA-256 of the disk name, a sequence CPython guarantees for int seeds) and
-turns rank r into u = (r + ½)/B, score = weight / −ln u. Every disk then holds every quantile
-exactly once, which keeps shares closer to the weights than independent draws would.
+- disk i takes from every earlier disk exactly the buckets that bring each share to its weighted
+  fair share (a greedy min-max apportionment: no disk ends more than one bucket above its
+  quota), and becomes first in those buckets, the disk it took them from second;
+- in the buckets it does not take, it becomes second where that keeps every disk's share after
+  a single removal closest to fair (the same min-max rule over "second choices");
+- below the second place the ranking is weighted rendezvous (score weight / −ln u, u from
+  SHA-256 of disk name and bucket), computed only for the rare bucket whose first two disks are
+  both out.
+
+Because the ranking of a bucket never depends on disk states, failing or draining a disk moves
+only its own buckets, and two removals land the same way in either order. Appending an active
+disk only inserts it into rankings, so keys move only onto it. The map depends on the order of
+the list: reordering it, or deleting a line from the middle, re-runs the construction for the
+disks after that point (`tpgen remap` shows the moves between disks that both stay).
+
+Buckets a new disk takes are carved next to each other where the old owners' runs meet, so that
+split_clients, which scans its parts linearly on every request, stays short.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import math
-import random
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 SPLIT_STEPS = 10_000  # split_clients parses percentages to 0.01 %
 _MASK = 0xFFFFFFFF
 _M = 0x5BD1E995
+_NONE = -1
 
 
 def murmur_hash2(data: bytes) -> int:
@@ -50,35 +67,237 @@ def murmur_hash2(data: bytes) -> int:
     return h
 
 
-def _disk_seed(name: str) -> int:
-    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
+class _Bag:
+    """Buckets of one (first, second) cell; deterministic pop, O(1) removal."""
+
+    __slots__ = ("items", "where")
+
+    def __init__(self) -> None:
+        self.items: list[int] = []
+        self.where: dict[int, int] = {}
+
+    def add(self, bucket: int) -> None:
+        self.where[bucket] = len(self.items)
+        self.items.append(bucket)
+
+    def remove(self, bucket: int) -> None:
+        index = self.where.pop(bucket)
+        last = self.items.pop()
+        if last != bucket:
+            self.items[index] = last
+            self.where[last] = index
+
+    def pop(self) -> int:
+        bucket = self.items.pop()
+        del self.where[bucket]
+        return bucket
 
 
-def _ranks(name: str, buckets: int) -> list[int]:
-    rng = random.Random(_disk_seed(name))
-    draws = [rng.random() for _ in range(buckets)]
-    order = sorted(range(buckets), key=draws.__getitem__)
-    ranks = [0] * buckets
-    for rank, bucket in enumerate(order):
-        ranks[bucket] = rank
-    return ranks
+@dataclass(frozen=True)
+class BucketMap:
+    """First and second choice of every bucket, for disks in spec order (states ignored)."""
+
+    names: tuple[str, ...]
+    weights: tuple[float, ...]
+    first: tuple[int, ...]
+    second: tuple[int, ...]
+
+    @property
+    def buckets(self) -> int:
+        return len(self.first)
+
+    def owners(self, active: Collection[str] | None = None) -> tuple[str, ...]:
+        """Owner of each bucket: the first active disk of its ranking."""
+        names = self.names
+        if active is None or set(names) <= set(active):
+            return tuple(names[i] for i in self.first)
+        up = [name in active for name in names]
+        if not any(up):
+            raise ValueError("the bucket map needs at least one active disk")
+        result = []
+        for bucket, (first, second) in enumerate(zip(self.first, self.second, strict=True)):
+            if up[first]:
+                result.append(names[first])
+            elif second != _NONE and up[second]:
+                result.append(names[second])
+            else:
+                result.append(names[self._deep_choice(bucket, up, first, second)])
+        return tuple(result)
+
+    def _deep_choice(self, bucket: int, up: Sequence[bool], first: int, second: int) -> int:
+        best, best_score = -1, -1.0
+        for index, name in enumerate(self.names):
+            if not up[index] or index in (first, second):
+                continue
+            score = self.weights[index] / -math.log(_unit(name, bucket))
+            if score > best_score:
+                best, best_score = index, score
+        return best
 
 
-def assign_buckets(weights: Sequence[tuple[str, float]], buckets: int) -> tuple[str, ...]:
-    """Owner of each bucket, by weighted rendezvous over (disk name, weight) pairs."""
-    if not weights:
-        raise ValueError("rendezvous needs at least one disk")
-    neg_log = [-math.log((rank + 0.5) / buckets) for rank in range(buckets)]
-    best_score = [-1.0] * buckets
-    owner = [""] * buckets
-    for name, weight in sorted(weights):
-        ranks = _ranks(name, buckets)
-        for bucket in range(buckets):
-            score = weight / neg_log[ranks[bucket]]
-            if score > best_score[bucket]:
-                best_score[bucket] = score
-                owner[bucket] = name
-    return tuple(owner)
+def _unit(name: str, bucket: int) -> float:
+    digest = hashlib.sha256(f"{name}\0{bucket}".encode()).digest()
+    return (int.from_bytes(digest[:7], "big") + 0.5) / (1 << 56)
+
+
+def _ratio_key(count: int, quota: float, index: int) -> tuple[float, int]:
+    # heapq is a min-heap: the most loaded disk (largest count/quota) first, lower index on ties
+    return (-count / quota, index)
+
+
+def _take_counts(counts: list[int], quotas: Sequence[float], new: int) -> list[int]:
+    """How many buckets the new disk takes from each earlier one: move one at a time from the
+    most loaded disk while that lowers the busiest share (min-max, never above quota + 1)."""
+    taken = [0] * new
+    heap = [(*_ratio_key(counts[j], quotas[j], j),) for j in range(new) if counts[j] > 0]
+    heapq.heapify(heap)
+    mine = 0
+    while heap:
+        neg_ratio, j = heap[0]
+        if (mine + 1) / quotas[new] >= -neg_ratio:
+            break
+        counts[j] -= 1
+        taken[j] += 1
+        mine += 1
+        heapq.heapreplace(heap, _ratio_key(counts[j], quotas[j], j))
+    counts[new] = mine
+    return taken
+
+
+def _carve(runs: list[list[int]], need: list[int], new: int) -> tuple[list[list[int]], list[int]]:
+    """Take ``need[j]`` buckets from disk j's runs, preferring the ends of runs where two
+    owners meet, so the new disk's pieces join up. Returns the new runs and the taken buckets."""
+    out: list[list[int]] = []
+    taken: list[int] = []
+    joined = False  # the last piece out is the new disk's and ends where this run starts
+    for index, (start, length, owner) in enumerate(runs):
+        want = need[owner] if owner < len(need) else 0
+        if want == 0:
+            out.append([start, length, owner])
+            joined = False
+            continue
+        take = min(want, length)
+        need[owner] -= take
+        nxt = runs[index + 1][2] if index + 1 < len(runs) else _NONE
+        next_wants = nxt != _NONE and nxt < len(need) and need[nxt] > 0
+        if joined or not next_wants:
+            out.append([start, take, new])
+            if take < length:
+                out.append([start + take, length - take, owner])
+            joined = take == length
+            taken.extend(range(start, start + take))
+        else:
+            if take < length:
+                out.append([start, length - take, owner])
+            out.append([start + length - take, take, new])
+            joined = True
+            taken.extend(range(start + length - take, start + length))
+    merged: list[list[int]] = []
+    for run in out:
+        if merged and merged[-1][2] == run[2]:
+            merged[-1][1] += run[1]
+        else:
+            merged.append(run)
+    return merged, taken
+
+
+def _place_seconds(
+    cells: list[dict[int, _Bag]], counts: Sequence[int], weights: Sequence[float], new: int
+) -> list[int]:
+    """In each earlier disk j's remaining buckets, make the new disk second where that keeps
+    every disk's share after j goes (its own buckets plus those it inherits from j) closest to
+    fair: move second places from the disk that would inherit most, relative to its weight."""
+    inverse = [1.0 / w for w in weights]
+    placed: list[int] = []
+    for j in range(new):
+        row = cells[j]
+        if not row:
+            continue
+        mine = row.setdefault(new, _Bag())
+        if _NONE in row:  # j was alone until now: the new disk is every bucket's second choice
+            bag = row.pop(_NONE)
+            while bag.items:
+                bucket = bag.pop()
+                mine.add(bucket)
+                placed.append(bucket)
+            continue
+        limit = (counts[new] + len(mine.items) + 1) * inverse[new]
+        heap = [
+            (-load, s)
+            for s, bag in row.items()
+            if s != new and (load := (counts[s] + len(bag.items)) * inverse[s]) > limit
+        ]
+        heapq.heapify(heap)
+        while heap and -heap[0][0] > limit:
+            neg_load, s = heap[0]
+            bag = row[s]
+            bucket = bag.pop()
+            if not bag.items:
+                del row[s]
+            mine.add(bucket)
+            placed.append(bucket)
+            limit += inverse[new]
+            if bag.items:
+                heapq.heapreplace(heap, (neg_load + inverse[s], s))
+            else:
+                heapq.heappop(heap)
+        if not mine.items:
+            del row[new]
+    return placed
+
+
+def iter_maps(disks: Sequence[tuple[str, float]], buckets: int) -> Iterator[BucketMap]:
+    """The bucket map of every prefix of the disk list (name, weight), in order: the map of
+    the first k disks is the same whatever follows them."""
+    if not disks:
+        raise ValueError("the bucket map needs at least one disk")
+    names = tuple(name for name, _ in disks)
+    weights = tuple(float(weight) for _, weight in disks)
+    first = [0] * buckets
+    second = [_NONE] * buckets
+    counts = [0] * len(disks)
+    counts[0] = buckets
+    runs: list[list[int]] = [[0, buckets, 0]]
+    cells: list[dict[int, _Bag]] = [{} for _ in disks]
+    whole = _Bag()
+    for bucket in range(buckets):
+        whole.add(bucket)
+    cells[0][_NONE] = whole
+    total = weights[0]
+    yield BucketMap(names[:1], weights[:1], tuple(first), tuple(second))
+    for new in range(1, len(disks)):
+        total += weights[new]
+        quotas = [buckets * w / total for w in weights[: new + 1]]
+        need = _take_counts(counts, quotas, new)
+        runs, taken = _carve(runs, need, new)
+        for bucket in taken:
+            old_first, old_second = first[bucket], second[bucket]
+            row = cells[old_first]
+            bag = row[old_second]
+            bag.remove(bucket)
+            if not bag.items:
+                del row[old_second]
+            first[bucket], second[bucket] = new, old_first
+            cells[new].setdefault(old_first, _Bag()).add(bucket)
+        for bucket in _place_seconds(cells, counts, weights, new):
+            second[bucket] = new
+        yield BucketMap(names[: new + 1], weights[: new + 1], tuple(first), tuple(second))
+
+
+@lru_cache(maxsize=64)
+def build_map(disks: tuple[tuple[str, float], ...], buckets: int) -> BucketMap:
+    """The bucket map of disks (name, weight) listed in this order."""
+    *_, last = iter_maps(disks, buckets)
+    return last
+
+
+def assign_buckets(
+    disks: Sequence[tuple[str, float]], buckets: int, active: Collection[str] | None = None
+) -> tuple[str, ...]:
+    """Owner of each bucket for disks (name, weight) in spec order; ``active`` defaults to all."""
+    return build_map(tuple((name, float(weight)) for name, weight in disks), buckets).owners(
+        active
+    )
 
 
 @dataclass(frozen=True)

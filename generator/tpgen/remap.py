@@ -15,6 +15,9 @@ class Remap:
     buckets: int
     moved: tuple[int, ...]
     flows: tuple[tuple[str, str, int], ...]  # (from disk, to disk, buckets)
+    # moves between two disks that own buckets before and after: the list was reordered, an
+    # entry deleted from the middle or a weight changed; a state change or an append never does
+    between_survivors: int = 0
 
     @property
     def moved_fraction(self) -> float:
@@ -26,6 +29,7 @@ class Remap:
             "moved_buckets": len(self.moved),
             "moved_fraction": round(self.moved_fraction, 6),
             "flows": [{"from": a, "to": b, "buckets": n} for a, b, n in self.flows],
+            "between_survivors": self.between_survivors,
             "moved": list(self.moved),
         }
 
@@ -45,10 +49,14 @@ def compare(old: Plan, new: Plan) -> Remap:
         )
     moved = moved_buckets(old.owners, new.owners)
     flows = Counter((old.owners[i], new.owners[i]) for i in moved)
+    old_active = {d.name for d in old.bucket_disks}
+    new_active = {d.name for d in new.bucket_disks}
+    survivors = old_active & new_active
     return Remap(
         old.buckets.value,
         tuple(moved),
         tuple(sorted((a, b, n) for (a, b), n in flows.items())),
+        sum(n for (a, b), n in flows.items() if a in survivors and b in survivors),
     )
 
 
@@ -58,4 +66,12 @@ def format_remap(remap: Remap) -> str:
         f"({remap.moved_fraction:.1%} of keys change disk)"
     ]
     lines += [f"  {a} -> {b}: {n} buckets" for a, b, n in remap.flows]
+    if remap.between_survivors:
+        lines.append(
+            f"warning: {remap.between_survivors} buckets "
+            f"({remap.between_survivors / remap.buckets:.1%} of keys) move between disks that "
+            "stay: the disk list was reordered, an entry was deleted, or a weight changed. "
+            "Append new disks at the end and keep failed or drained disks listed "
+            "(state: failed) to move only the changed disk's keys"
+        )
     return "\n".join(lines)
