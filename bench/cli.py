@@ -1,4 +1,4 @@
-"""Command line: `python -m bench run|smoke|check|cleanup`.
+"""Command line: `python -m bench run|smoke|balance|splitcost|check|cleanup`.
 
 Exit codes: 0 done (run: every goal met), 1 run finished but a goal was missed, 2 the bench could
 not run (missing tool, not root, throttle not biting...), 130 interrupted (cleanup still ran).
@@ -87,6 +87,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     smoke = sub.add_parser("smoke", help="a few seconds, one tiny disk: does the harness work?")
     smoke.add_argument("--out", type=Path, default=Path("bench-results/smoke"))
+    sub.add_parser("balance", help="the bucket map's balance and remap table (no root, seconds)")
+    splitcost = sub.add_parser("splitcost", help="hot-path cost of split_clients (real nginx, wrk)")
+    splitcost.add_argument("--rounds", type=int, default=7, help="interleaved rounds (7)")
+    splitcost.add_argument("--duration", type=int, default=3, help="whole seconds per arm (3)")
     sub.add_parser("check", help="list missing prerequisites")
     sub.add_parser("cleanup", help="remove what a killed run left behind")
     return parser
@@ -95,6 +99,14 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command == "balance":
+            from bench.balance import run_balance
+
+            return run_balance(_log)
+        if args.command == "splitcost":
+            from bench.splitcost import run_splitcost
+
+            return run_splitcost(_log, rounds=args.rounds, duration=args.duration)
         if args.command == "check":
             problems = missing_prerequisites()
             for problem in problems:

@@ -13,13 +13,16 @@ import pytest
 from tpgen.buckets import (
     SPLIT_STEPS,
     BucketMap,
+    SplitTable,
     assign_buckets,
+    bucket_for_hash,
     build_map,
     disk_for_hash,
     iter_maps,
     moved_buckets,
     murmur_hash2,
     split_parts,
+    split_table,
 )
 
 B = SPLIT_STEPS
@@ -176,11 +179,33 @@ def test_weights_are_respected() -> None:
 
 @pytest.mark.parametrize("mixed", [False, True], ids=["equal", "mixed"])
 def test_split_clients_stays_short(mixed: bool) -> None:
-    # nginx scans the parts on every request: new disks carve pieces where runs meet
+    # nginx scans the parts on every request: new disks carve pieces where runs meet, and a
+    # long table is cut into regions so a request scans ~√parts
     for count in (3, 12, 48, 96):
-        parts = split_parts(stage(count, mixed).owners())
-        assert len(parts) <= count * count / 2 - count // 2, (count, len(parts))
-    assert len(split_parts(stage(3, mixed).owners())) == 3
+        table = split_table(stage(count, mixed).owners())
+        assert table.part_count <= count * count / 2, (count, table.part_count)
+        assert table.mean_scanned <= 80, (count, table.mean_scanned)
+    assert len(split_table(stage(3, mixed).owners()).top) == 3
+    assert not split_table(stage(12, mixed).owners()).regions
+    assert len(split_table(stage(96, mixed).owners()).regions) == 50
+
+
+@pytest.mark.parametrize("count", [24, 96])
+def test_regions_pick_the_disk_of_the_hashs_bucket(count: int) -> None:
+    owners = stage(count, True).owners()
+    table = split_table(owners)
+    assert table.regions
+    step = (1 << 32) / B
+    for key_hash in range(0, 1 << 32, 104_729):  # ~41,000 hashes across the whole range
+        bucket = bucket_for_hash(key_hash, B)
+        # nginx floors each part's bound: a hash within a few units of an edge may fall across
+        if min(key_hash - bucket * step, (bucket + 1) * step - key_hash) > 256:
+            assert disk_for_hash(table, key_hash) == owners[bucket], key_hash
+
+
+def test_a_table_without_regions_is_one_block() -> None:
+    parts = split_parts(["a", "b"])
+    assert disk_for_hash(SplitTable(parts), 3 << 30) == disk_for_hash(parts, 3 << 30) == "b"
 
 
 def test_split_parts_merge_neighbours_and_cover_100_percent() -> None:

@@ -99,7 +99,7 @@ def test_a_long_split_table_picks_the_disk_tpgen_names(
     data["disks"][4]["state"] = "failed"
     data["disks"][17]["state"] = "draining"
     plan = make_plan(spec_from_mapping(data, "live.yaml"), "live.yaml")
-    assert len(plan.split_parts) > 200
+    assert plan.split.part_count > 200 and plan.split.regions
     with running_nginx(plan, tmp_path, nginx_binary):
         for index in range(150):
             uri = f"/long/{index}.bin"

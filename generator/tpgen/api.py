@@ -72,7 +72,7 @@ def render_from_mapping(data: Mapping[str, Any], source: str = "<mapping>") -> s
 
 def disk_for_key(plan: Plan, key: str) -> str:
     """The disk nginx's split_clients picks for a key (a cache key, or a URI on origin/vod)."""
-    return disk_for_hash(plan.split_parts, murmur_hash2(_key_bytes(key)))
+    return disk_for_hash(plan.split, murmur_hash2(_key_bytes(key)))
 
 
 def bucket_for_key(plan: Plan, key: str) -> int:

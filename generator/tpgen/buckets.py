@@ -72,9 +72,9 @@ class _Bag:
 
     __slots__ = ("items", "where")
 
-    def __init__(self) -> None:
-        self.items: list[int] = []
-        self.where: dict[int, int] = {}
+    def __init__(self, items: Sequence[int] = ()) -> None:
+        self.items: list[int] = list(items)
+        self.where: dict[int, int] = {bucket: index for index, bucket in enumerate(items)}
 
     def add(self, bucket: int) -> None:
         self.where[bucket] = len(self.items)
@@ -88,8 +88,11 @@ class _Bag:
             self.where[last] = index
 
     def pop(self) -> int:
-        bucket = self.items.pop()
-        del self.where[bucket]
+        """A bucket from all over the hash space, not the last ones added: later disks carve
+        contiguous pieces, and those must not take one disk's second places more than others'."""
+        size = len(self.items)
+        bucket = self.items[(size * 0x9E3779B1 >> 11) % size]
+        self.remove(bucket)
         return bucket
 
 
@@ -213,14 +216,11 @@ def _place_seconds(
         row = cells[j]
         if not row:
             continue
-        mine = row.setdefault(new, _Bag())
         if _NONE in row:  # j was alone until now: the new disk is every bucket's second choice
-            bag = row.pop(_NONE)
-            while bag.items:
-                bucket = bag.pop()
-                mine.add(bucket)
-                placed.append(bucket)
+            row[new] = row.pop(_NONE)
+            placed.extend(row[new].items)
             continue
+        mine = row.setdefault(new, _Bag())
         limit = (counts[new] + len(mine.items) + 1) * inverse[new]
         heap = [
             (-load, s)
@@ -259,10 +259,7 @@ def iter_maps(disks: Sequence[tuple[str, float]], buckets: int) -> Iterator[Buck
     counts[0] = buckets
     runs: list[list[int]] = [[0, buckets, 0]]
     cells: list[dict[int, _Bag]] = [{} for _ in disks]
-    whole = _Bag()
-    for bucket in range(buckets):
-        whole.add(bucket)
-    cells[0][_NONE] = whole
+    cells[0][_NONE] = _Bag(range(buckets))
     total = weights[0]
     yield BucketMap(names[:1], weights[:1], tuple(first), tuple(second))
     for new in range(1, len(disks)):
@@ -278,7 +275,10 @@ def iter_maps(disks: Sequence[tuple[str, float]], buckets: int) -> Iterator[Buck
             if not bag.items:
                 del row[old_second]
             first[bucket], second[bucket] = new, old_first
-            cells[new].setdefault(old_first, _Bag()).add(bucket)
+            mine = cells[new].get(old_first)
+            if mine is None:
+                mine = cells[new][old_first] = _Bag()
+            mine.add(bucket)
         for bucket in _place_seconds(cells, counts, weights, new):
             second[bucket] = new
         yield BucketMap(names[: new + 1], weights[: new + 1], tuple(first), tuple(second))
@@ -295,9 +295,7 @@ def assign_buckets(
     disks: Sequence[tuple[str, float]], buckets: int, active: Collection[str] | None = None
 ) -> tuple[str, ...]:
     """Owner of each bucket for disks (name, weight) in spec order; ``active`` defaults to all."""
-    return build_map(tuple((name, float(weight)) for name, weight in disks), buckets).owners(
-        active
-    )
+    return build_map(tuple((name, float(weight)) for name, weight in disks), buckets).owners(active)
 
 
 @dataclass(frozen=True)
@@ -315,7 +313,69 @@ class SplitPart:
 
 def split_parts(owners: Sequence[str]) -> tuple[SplitPart, ...]:
     """Adjacent buckets of one disk merged into one split_clients line."""
-    steps_per_bucket = SPLIT_STEPS // len(owners)
+    return split_parts_from(owners, SPLIT_STEPS // len(owners))
+
+
+# Up to this many parts one split_clients block; above, two levels (region, then disk).
+SINGLE_LEVEL_MAX = 64
+_REGION_COUNTS = (10, 16, 20, 25, 40, 50, 80, 100, 125, 200)
+
+
+@dataclass(frozen=True)
+class SplitTable:
+    """The split_clients blocks nginx evaluates per request.
+
+    nginx scans a block's parts linearly on every request. A long table is cut into R equal
+    regions: a first block picks the region (same key, same hash), a `map` hands over to that
+    region's own block, which lists the region's parts between a part for everything below it
+    and a `*` for everything above it. That is ~√parts scanned instead of parts / 2."""
+
+    top: tuple[SplitPart, ...]  # disk names, or region names when there are regions
+    regions: tuple[tuple[SplitPart, ...], ...] = ()
+
+    @property
+    def mean_scanned(self) -> float:
+        """Parts nginx compares on average over uniformly spread hashes."""
+        return _mean_position(self.top, 0) + sum(
+            _mean_position(region, int(index > 0)) * part.steps / SPLIT_STEPS
+            for index, (region, part) in enumerate(zip(self.regions, self.top, strict=False))
+        )
+
+    @property
+    def part_count(self) -> int:
+        return len(self.top) + sum(len(region) for region in self.regions)
+
+
+def _mean_position(parts: Sequence[SplitPart], skip: int) -> float:
+    """Mean 1-based position of the part a hash lands in, over the parts after ``skip``."""
+    inside = [(position, part.steps) for position, part in enumerate(parts, 1)][skip:]
+    width = sum(steps for _, steps in inside)
+    return sum(position * steps for position, steps in inside) / width if width else 1.0
+
+
+def split_table(owners: Sequence[str], single_level_max: int = SINGLE_LEVEL_MAX) -> SplitTable:
+    """One block when the map is short; regions of ~√parts otherwise."""
+    parts = split_parts(owners)
+    steps = SPLIT_STEPS // len(owners)
+    counts = [r for r in _REGION_COUNTS if len(owners) % r == 0]
+    if len(parts) <= single_level_max or not counts:
+        return SplitTable(parts)
+    count = min(counts, key=lambda r: (abs(r - math.sqrt(len(parts))), r))
+    width = len(owners) // count
+    top = tuple(SplitPart(width * steps, f"r{k}") for k in range(count))
+    regions = []
+    for k in range(count):
+        start, end = k * width, (k + 1) * width
+        region = list(split_parts_from(owners[start:end], steps))
+        if k:
+            region.insert(0, SplitPart(start * steps, owners[start - 1]))
+        if end < len(owners):
+            region.append(SplitPart(0, owners[end]))  # rendered as `*`: above the region
+        regions.append(tuple(region))
+    return SplitTable(top, tuple(regions))
+
+
+def split_parts_from(owners: Sequence[str], steps_per_bucket: int) -> tuple[SplitPart, ...]:
     parts: list[SplitPart] = []
     for disk in owners:
         if parts and parts[-1].disk == disk:
@@ -325,14 +385,26 @@ def split_parts(owners: Sequence[str]) -> tuple[SplitPart, ...]:
     return tuple(parts)
 
 
-def disk_for_hash(parts: Sequence[SplitPart], key_hash: int) -> str:
-    """The disk split_clients picks, with nginx's own integer arithmetic (last part is ``*``)."""
+def _scan(parts: Sequence[SplitPart], key_hash: int) -> int:
+    """Index of the part split_clients picks, with nginx's own integer arithmetic (each part's
+    bound is added floored; the last part is ``*``)."""
     bound = 0
-    for part in parts[:-1]:
+    for index, part in enumerate(parts[:-1]):
         bound += part.steps * _MASK // SPLIT_STEPS
         if key_hash < bound:
-            return part.disk
-    return parts[-1].disk
+            return index
+    return len(parts) - 1
+
+
+def disk_for_hash(table: SplitTable | Sequence[SplitPart], key_hash: int) -> str:
+    """The disk nginx picks for a key's hash: the region block first, if there are regions."""
+    if not isinstance(table, SplitTable):
+        table = SplitTable(tuple(table))
+    index = _scan(table.top, key_hash)
+    if not table.regions:
+        return table.top[index].disk
+    region = table.regions[index]
+    return region[_scan(region, key_hash)].disk
 
 
 def bucket_for_hash(key_hash: int, buckets: int) -> int:

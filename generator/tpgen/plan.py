@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
-from tpgen.buckets import SPLIT_STEPS, SplitPart, assign_buckets, split_parts
+from tpgen.buckets import SPLIT_STEPS, SplitTable, assign_buckets, split_table
 from tpgen.errors import Problem, SpecError, problem
 from tpgen.model import Disk, NodeSpec
 from tpgen.rules import pool_scope_problems
@@ -129,7 +129,7 @@ class Plan:
     disks: tuple[DiskPlan, ...]
     buckets: Decision[int]
     owners: tuple[str, ...]
-    split_parts: tuple[SplitPart, ...]
+    split: SplitTable
     split_key: Decision[str]
     upstreams: tuple[Upstream, ...]
     directio: Decision[int] | None
@@ -422,8 +422,8 @@ def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
         tuning.buckets,
         DEFAULT_BUCKETS,
         "split_clients' full resolution (0.01 %): at 96 disks one bucket is ~1 % of a disk's "
-        "share, so every disk ends within 1.01 × its weighted fair share (1000 buckets: 1.44 × "
-        "at 48 disks with the old map, ±10 % per bucket at 96)",
+        "share, so every disk stays within 1.01 × its weighted fair share (at 1000 buckets one "
+        "bucket is ~10 % of it)",
     )
     owners = assign_buckets(
         [(d.name, _disk_weight(d)) for d in spec.disks],
@@ -570,7 +570,7 @@ def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
         disks=tuple(disks),
         buckets=buckets,
         owners=owners,
-        split_parts=split_parts(owners),
+        split=split_table(owners),
         split_key=split_key,
         upstreams=tuple(_upstream(u) for u in spec.workload.upstreams),
         directio=directio,
