@@ -11,10 +11,12 @@ from the same round: req/s, and CPU per request of the nginx worker (time on CPU
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import tempfile
@@ -226,7 +228,13 @@ def _instructions(arm: Arm, root: Path, port: int, requests: int) -> int:
         connection.close()
     finally:
         proc.terminate()
-        _, err = proc.communicate(timeout=120)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            # under valgrind a signal can wait until the event loop wakes: wake it
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                pass
+            time.sleep(0.5)
+        _, err = proc.communicate(timeout=30)
     found = re.search(r"I\s+refs:\s+([\d,]+)", err)
     if not found:
         raise BenchError(f"{arm.name}: no instruction count from valgrind:\n{err[-2000:]}")
@@ -309,37 +317,34 @@ def run_splitcost(log: Callable[[str], None], *, rounds: int = 7, duration: int 
             f"  {name:38} {rps:7.0f} {rps_ratio:10.3f} {cpu:11.1f} {cpu_ratio:10.3f}"
             f" {ratios[name]:8.3f}"
         )
-    tables = {arm.name: arm.table for arm in arms()}
-    worst_name = next(name for name in tables if name.startswith("one block, 10000"))
-    worst_table = tables[worst_name]
-    assert worst_table is not None
-    extra_us = (ratios[worst_name] - ratios["1 part"]) * base_min
-    per_part_ns = 1000 * extra_us / (worst_table.mean_scanned - 1)
-    log(f"\n  one more part scanned costs ≈ {per_part_ns:.1f} ns (from the 10000-part arm)")
-    worst_tpgen = 0.0
-    for name, table in tables.items():
-        if table is None or not name.startswith("tpgen"):
-            continue
-        worst_tpgen = max(worst_tpgen, ratios[name] - 1)
-        modelled = (ratios["1 part"] - 1) * (1 + bool(table.regions)) + (
-            table.mean_scanned * per_part_ns / 1000 / base_min
-        )
-        log(
-            f"  {name:38} scans {table.mean_scanned:6.1f} parts a request: modelled "
-            f"{modelled:+.1%}, measured {ratios[name] - 1:+.1%}"
-        )
+    worst_tpgen = max(ratios[name] - 1 for name in ratios if name.startswith("tpgen"))
     if counted:
         base_count = counted["no split_clients"]
-        log("\ninstructions per request (valgrind cachegrind: deterministic, no noise)")
-        for name, count in counted.items():
-            log(f"  {name:38} {count:9,.0f}  ÷ no-split {count / base_count:6.3f}")
-        # the noise-free figure decides; the timed runs above show it is not a lab artefact
-        worst_tpgen = max(
-            counted[name] / base_count - 1 for name in counted if name.startswith("tpgen")
+        worst_name = next(name for name in counted if name.startswith("one block, 10000"))
+        median = {name: statistics.median(s.cpu_us for s in arm) for name, arm in samples.items()}
+        # ns per instruction, from the timed slope between the 1-part and the 10000-part arm
+        per_instruction = (median[worst_name] - median["1 part"]) / (
+            counted[worst_name] - counted["1 part"]
         )
+        log(
+            "\ninstructions per request in nginx (valgrind cachegrind, user space: deterministic, "
+            "but the kernel's share of a request is not in it)"
+        )
+        log(f"  ≈ {per_instruction * 1000:.2f} ns per instruction (timed slope, 1 → 10000 parts)")
+        log(f"  {'arm':38} {'instr':>8} {'÷ no-split':>10} {'extra':>7} {'≈ CPU':>7}")
+        worst_tpgen = 0.0
+        for name, count in counted.items():
+            extra = (count - base_count) * per_instruction / median["no split_clients"]
+            if name.startswith("tpgen"):
+                worst_tpgen = max(worst_tpgen, extra)
+            log(
+                f"  {name:38} {count:8,.0f} {count / base_count:10.3f}"
+                f" {count - base_count:7,.0f} {extra:+7.1%}"
+            )
     within = worst_tpgen <= 0.03
     log(
-        f"\ntpgen's tables cost at most {worst_tpgen:+.1%} per request (goal ≤ +3 %): "
+        f"\ntpgen's tables cost at most {worst_tpgen:+.1%} CPU per request (goal ≤ +3 %; "
+        "instructions × ns per instruction when valgrind ran, else the least-disturbed round): "
         + ("met" if within else "MISSED")
     )
     return 0 if within else 1
