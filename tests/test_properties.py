@@ -78,7 +78,7 @@ def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.integers(0, 3)) == 0:
         tuning["keepalive_timeout"] = draw(st.sampled_from(["0", "1s", "75", "1m30s500ms", "1h"]))
     if draw(st.integers(0, 3)) == 0:
-        tuning["sendfile_max_chunk"] = draw(st.sampled_from(["4KiB", "2MiB", "1000k", "64MiB"]))
+        tuning["sendfile_max_chunk"] = draw(st.sampled_from(["4KiB", "2MiB", "1000KiB", "64MiB"]))
     if kind == "cache" and draw(st.integers(0, 3)) == 0:
         workload["inactive"] = draw(st.sampled_from(["1m", "12h", "1y", "1M1w", 86400]))
     if kind == "cache" and draw(st.integers(0, 3)) == 0:
