@@ -3,7 +3,9 @@
 - stock:       Debian's stock nginx.conf: sendfile, no thread pools, nginx's defaults.
 - tpgen:       what `tpgen render` makes of the bench's node spec (runtime paths moved, see
                `relocate`; nothing else is touched).
-- handwritten: the article's layout, one pool of 32 threads for everything (`aio threads`).
+- handwritten: the article's first layout, one pool of 32 threads for everything (`aio threads`).
+- perdisk:     the article's per-disk layout: `thread_pool pool_dN threads=16` per disk and
+               `aio threads=pool_$disk`, the disk picked per URI (as its split_clients does).
 - floor:       the tpgen config with the hot load alone: the best the hot file can do here.
 - article-nopool (optional): the article's tuned config before it added `aio threads`.
 """
@@ -32,16 +34,18 @@ TITLES = {
     "stock": "stock: Debian's nginx.conf (sendfile, no thread pools)",
     "tpgen": "tpgen render (origin spec)",
     "handwritten": "article: one pool, 32 threads",
+    "perdisk": "article: a 16-thread pool per disk",
     "floor": "tpgen, hot load only",
     "article-nopool": "article's tuned config before thread pools",
 }
 
 # Debian's /etc/nginx/nginx.conf, with its default site as the server: what `apt-get install
-# nginx` serves. nginx's own defaults fill the rest (sendfile_max_chunk 2m since 1.21.4).
+# nginx` serves (`worker_processes auto` written as the count it means on the emulated node).
+# nginx's own defaults fill the rest (sendfile_max_chunk 2m since 1.21.4).
 _STOCK = """\
 # bench arm "stock": {title}
 user www-data;
-worker_processes auto;
+worker_processes {workers};
 pid {prefix}/nginx.pid;
 error_log {prefix}/error.log;
 
@@ -99,7 +103,9 @@ http {{
 def single_root_conf(name: str, *, workers: int, prefix: Path, port: int, storage: Path) -> str:
     """The configs that serve every disk through one root (the symlink tree)."""
     if name == "stock":
-        return _STOCK.format(title=TITLES[name], prefix=prefix, port=port, storage=storage)
+        return _STOCK.format(
+            title=TITLES[name], workers=workers, prefix=prefix, port=port, storage=storage
+        )
     pools = name == "handwritten"
     return _ARTICLE.format(
         name=name,
@@ -114,6 +120,57 @@ def single_root_conf(name: str, *, workers: int, prefix: Path, port: int, storag
 
 
 SINGLE_ROOT = ("stock", "handwritten", "article-nopool")
+
+# The article's multi-disk layout ("thread_pool pool_1 threads=16; ... aio threads=pool_$disk"),
+# serving files instead of a cache: the map plays its split_clients, with the bench's placement.
+_PERDISK = """\
+# bench arm "perdisk": {title}
+user www-data;
+worker_processes {workers};
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+{pools}
+events {{
+    accept_mutex off;
+}}
+
+http {{
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+
+    access_log off;
+    sendfile on;
+    sendfile_max_chunk 512k;
+    map_hash_max_size 65536;
+
+    map $uri $disk {{
+        default {default};
+{entries}    }}
+
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            root {mnt}/$disk/data;
+            aio threads=pool_$disk;
+        }}
+    }}
+}}
+"""
+
+
+def perdisk_conf(*, workers: int, prefix: Path, port: int, mnt: Path, where: dict[str, str]) -> str:
+    """The article's per-disk layout over the disks `where` (URI -> disk name) uses."""
+    disks = sorted(set(where.values()))
+    return _PERDISK.format(
+        title=TITLES["perdisk"],
+        workers=workers,
+        prefix=prefix,
+        port=port,
+        mnt=mnt,
+        pools="".join(f"thread_pool pool_{d} threads=16 max_queue=65536;\n" for d in disks),
+        default=disks[0],
+        entries="".join(f"        {uri} {disk};\n" for uri, disk in sorted(where.items())),
+    )
 
 
 _PID = re.compile(r"^(\s*)pid\s+[^;]+;", re.MULTILINE)

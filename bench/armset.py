@@ -38,6 +38,8 @@ class Context:
     storage: Path
     port: int
     status_port: int
+    workers: int = 0  # worker_processes of every arm; 0: one per CPU
+    where: dict[str, str] = field(default_factory=dict)  # URI -> disk, for the perdisk arm
 
 
 def _placeholders(ctx: Context, prefix: Path) -> dict[str, str]:
@@ -76,9 +78,18 @@ def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list
         prefix = ctx.workdir / "arms" / name
         prefix.mkdir(parents=True, exist_ok=True)
         values = _placeholders(ctx, prefix)
+        workers = ctx.workers or cpu_count()
         if name in armconf.SINGLE_ROOT:
             conf = armconf.single_root_conf(
-                name, workers=cpu_count(), prefix=prefix, port=ctx.port, storage=ctx.storage
+                name, workers=workers, prefix=prefix, port=ctx.port, storage=ctx.storage
+            )
+        elif name == "perdisk":
+            conf = armconf.perdisk_conf(
+                workers=workers,
+                prefix=prefix,
+                port=ctx.port,
+                mnt=ctx.workdir / "mnt",
+                where=ctx.where,
             )
         elif name == "tpgen":
             conf = _tpgen_conf(ctx, name, prefix, {})

@@ -15,9 +15,20 @@ from pathlib import Path
 from bench import leftovers
 from bench.armset import Variant
 from bench.janitor import Interrupted
+from bench.regimes import load_pair, plan, run_regimes, write_summary
 from bench.runner import run_bench
-from bench.settings import FULL, SMOKE, with_overrides
+from bench.settings import (
+    FULL,
+    REGIME_BASE,
+    REGIME_WORKERS,
+    REGIMES,
+    SMOKE_REGIMES,
+    Settings,
+    smoke_regime,
+    with_overrides,
+)
 from bench.system import BenchError, missing_prerequisites
+from bench.threadcost import SHAPES, measure
 
 
 def _log(line: str) -> None:
@@ -31,6 +42,13 @@ def _arm_file(text: str) -> Variant:
             f"{text!r}: expected NAME=FILE, e.g. big=bench-results/tpgen.conf.template (edited)"
         )
     return Variant(name, template=Path(path))
+
+
+def _shape(text: str) -> tuple[int, int, int]:
+    parts = text.split(":")
+    if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected WORKERS:POOLS:THREADS, e.g. 2:4:64")
+    return int(parts[0]), int(parts[1]), int(parts[2])
 
 
 def _tuning_arm(text: str) -> Variant:
@@ -55,7 +73,21 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--duration", type=float, help=f"seconds per load ({FULL.duration:g})")
     run.add_argument("--disks", type=int, help=f"emulated HDDs ({FULL.disks})")
     run.add_argument("--files-per-disk", type=int, help=f"({FULL.files_per_disk})")
-    run.add_argument("--arms", help="comma-separated subset of stock,tpgen,handwritten,floor")
+    run.add_argument(
+        "--arms", help="comma-separated subset of stock,tpgen,perdisk,handwritten,floor"
+    )
+    run.add_argument(
+        "--regimes",
+        help=f"'all' or a comma-separated subset of {','.join(REGIMES)}: run each at every "
+        f"--workers count (default then: {REGIME_BASE.rounds} rounds x "
+        f"{REGIME_BASE.duration:g} s, arms {','.join(REGIME_BASE.arms)}; ~20 minutes)",
+    )
+    run.add_argument(
+        "--workers",
+        help="comma-separated nginx worker counts for every arm (with --regimes: "
+        + ",".join(map(str, REGIME_WORKERS))
+        + "; else one per CPU)",
+    )
     run.add_argument(
         "--arm-file",
         type=_arm_file,
@@ -91,9 +123,57 @@ def _parser() -> argparse.ArgumentParser:
     splitcost = sub.add_parser("splitcost", help="hot-path cost of split_clients (real nginx, wrk)")
     splitcost.add_argument("--rounds", type=int, default=7, help="interleaved rounds (7)")
     splitcost.add_argument("--duration", type=int, default=3, help="whole seconds per arm (3)")
+    threads = sub.add_parser("threads", help="nginx's RSS, virtual size, start and reload time")
+    threads.add_argument(
+        "--shape",
+        type=_shape,
+        action="append",
+        metavar="WORKERS:POOLS:THREADS",
+        help="measure this shape (repeatable); default: "
+        + " ".join(":".join(map(str, s)) for s in SHAPES),
+    )
+    summ = sub.add_parser(
+        "summary", help="the regimes summary again, from the <regime>-w<N>/ dirs of runs"
+    )
+    summ.add_argument("pairs", type=Path, nargs="+", metavar="PAIR_DIR")
+    summ.add_argument("--out", type=Path, required=True, help="where summary.txt etc. go")
+    summ.add_argument("--candidates", default="tpgen", help="arms to divide (tpgen)")
     sub.add_parser("check", help="list missing prerequisites")
     sub.add_parser("cleanup", help="remove what a killed run left behind")
     return parser
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise BenchError(f"--workers {text!r}: expected positive counts, e.g. 2,12")
+    return counts
+
+
+def _run_regimes(args: argparse.Namespace) -> int:
+    names = list(REGIMES) if args.regimes == "all" else args.regimes.split(",")
+    workers = _counts(args.workers) if args.workers else list(REGIME_WORKERS)
+    try:
+        pairs = plan(names, workers)
+    except ValueError as exc:
+        raise BenchError(f"--regimes: {exc}") from None
+    base: Settings = with_overrides(
+        REGIME_BASE,
+        rounds=args.rounds,
+        duration=args.duration,
+        arms=tuple(args.arms.split(",")) if args.arms else None,
+        plot=False if args.no_plot else None,
+    )
+    settings = [(name, count, REGIMES[name].apply(base, count)) for name, count in pairs]
+    text, ok = run_regimes(
+        settings, args.out, variants=[*args.arm_file, *args.tuning_arm], log=_log
+    )
+    print(text)
+    print(f"\nwritten to {args.out}/")
+    return 0 if ok else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -118,12 +198,31 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for item in items:
                     print(f"still there: {kind} {item}")
             return 2 if any(left.values()) else 0
-        if args.command == "smoke":
-            outcome = run_bench(SMOKE, args.out, probe_seconds=1.0, log=_log)
-            print(outcome.report)
+        if args.command == "summary":
+            args.out.mkdir(parents=True, exist_ok=True)
+            text, ok = write_summary(
+                [load_pair(p) for p in args.pairs], args.candidates.split(","), args.out
+            )
+            print(text)
+            return 0 if ok else 1
+        if args.command == "threads":
+            for shape in args.shape or SHAPES:
+                print(measure(*shape).line(), flush=True)
             return 0
+        if args.command == "smoke":
+            pairs = [
+                (name, count, smoke_regime(REGIMES[name], count))
+                for name, counts in SMOKE_REGIMES.items()
+                for count in counts
+            ]
+            text, _ = run_regimes(pairs, args.out, probe_seconds=1.0, log=_log)
+            print(text)
+            return 0
+        if args.regimes:
+            return _run_regimes(args)
         settings = with_overrides(
             FULL,
+            workers=_counts(args.workers)[0] if args.workers else None,
             rounds=args.rounds,
             duration=args.duration,
             disks=args.disks,

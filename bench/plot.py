@@ -10,7 +10,13 @@ from bench.trial import TrialResult
 
 PANELS = ("hot_rps", "hot_p99_ms", "cold_rps", "total_mbps", "disk_mbps", "disk_iops")
 LOG_SCALE = {"hot_rps", "hot_p99_ms"}
-COLORS = {"stock": "#c0392b", "tpgen": "#27ae60", "handwritten": "#2980b9", "floor": "#7f8c8d"}
+COLORS = {
+    "stock": "#c0392b",
+    "tpgen": "#27ae60",
+    "perdisk": "#f39c12",
+    "handwritten": "#2980b9",
+    "floor": "#7f8c8d",
+}
 
 
 def save_png(
@@ -51,6 +57,46 @@ def save_png(
             ax.text(0, 3 * med["floor"][key], " 3x floor", va="bottom", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def save_regimes_png(
+    pairs: Sequence[tuple[str, Sequence[TrialResult]]], path: Path, throttles: Sequence[float]
+) -> None:
+    """One panel per metric, a group of bars (medians per arm) per regime and worker count."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = ("hot_rps", "hot_p99_ms", "total_mbps", "cold_mbps", "disk_mbps")
+    titles = {key: label for key, label, _ in COLUMNS}
+    meds = [medians(results) for _, results in pairs]
+    arms = [a for a in dict.fromkeys(a for med in meds for a in med) if a != "floor"]
+    width = 0.8 / max(1, len(arms))
+    fig, axes = plt.subplots(1, len(keys), figsize=(4 * len(keys), 4.5))
+    for ax, key in zip(axes.flat, keys, strict=True):
+        for i, arm in enumerate(arms):
+            xs = [x + i * width for x in range(len(pairs))]
+            ys = [med.get(arm, {}).get(key, 0.0) for med in meds]
+            ax.bar(xs, ys, width, label=arm, color=COLORS.get(arm, "#8e44ad"))
+        if key == "disk_mbps":
+            for x, throttle in enumerate(throttles):
+                ax.hlines(throttle, x - width / 2, x + 0.8 - width / 2, colors="black", ls="--")
+        ax.set_xticks(
+            [x + 0.4 - width / 2 for x in range(len(pairs))],
+            [label for label, _ in pairs],
+            rotation=30,
+            fontsize=8,
+        )
+        ax.set_title(titles[key] + (" (log)" if key in LOG_SCALE else ""))
+        if key in LOG_SCALE:
+            ax.set_yscale("log")
+        ax.grid(axis="y", alpha=0.3)
+    axes.flat[0].legend(fontsize=8)
+    fig.suptitle("tpgen bench: medians per regime and worker count (dashed: disk throttles)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -18,10 +18,24 @@ COLUMNS: list[tuple[str, str, Metric]] = [
     ("hot_p99_ms", "hot p99 ms", lambda t: t.hot.latency_p99_ms),
     ("cold_rps", "cold req/s", lambda t: t.cold.rps if t.cold else 0.0),
     ("total_mbps", "total MB/s", lambda t: t.total_mbps),
+    ("cold_mbps", "cold MB/s", lambda t: t.cold.mbps if t.cold else 0.0),
     ("disk_mbps", "disk MB/s", lambda t: t.disk_mbps),
     ("disk_iops", "disk IOPS", lambda t: t.disk_iops),
     ("kib_per_io", "KiB/IO", lambda t: t.disk_bytes / t.disk_ios / 1024 if t.disk_ios else 0.0),
 ]
+
+
+# What a candidate is divided by: stock nginx, the article's per-disk and single-pool layouts.
+REFERENCES = ("stock", "perdisk", "handwritten")
+
+# The issue's goal against the article's per-disk layout, on medians of the same run:
+# (label, column, higher is better, least ratio in the better direction).
+PERDISK_GOALS = (
+    ("hot req/s", "hot_rps", True, 1.0),
+    ("hot p99", "hot_p99_ms", False, 1.0),
+    ("total MB/s", "total_mbps", True, 1.0),
+    ("cold MB/s", "cold_mbps", True, 0.9),
+)
 
 
 @dataclass(frozen=True)
@@ -65,13 +79,13 @@ def _ratio(num: float, den: float) -> str:
 
 
 def table(results: Sequence[TrialResult], candidates: Sequence[str] = ("tpgen",)) -> str:
-    """Medians per arm, then each candidate's ratios to stock and to handwritten."""
+    """Medians per arm, then each candidate's ratios to stock and to the article's layouts."""
     med = medians(results)
     lines = [_row("arm (median)", [title for _, title, _ in COLUMNS])]
     for arm, values in med.items():
         lines.append(_row(arm, [_fmt(values[key]) for key, _, _ in COLUMNS]))
     for num in candidates:
-        for den in ("stock", "handwritten"):
+        for den in REFERENCES:
             if num in med and den in med:
                 cells = [_ratio(med[num][key], med[den][key]) for key, _, _ in COLUMNS]
                 lines.append(_row(f"{num} ÷ {den}", cells))
@@ -100,6 +114,8 @@ def goals(results: Sequence[TrialResult], settings: Settings, arm: str = "tpgen"
         stock = med["stock"]["hot_rps"]
         ratio = med[arm]["hot_rps"] / stock if stock else math.inf
         out.append(Goal(f"hot req/s, {arm} ÷ stock ≥ 50", f"{ratio:.1f}x", ratio >= 50))
+    if "perdisk" in med and arm != "perdisk":
+        out += perdisk_goals(med, arm)
     if "handwritten" in arms:
         pairs = list(zip(arms[arm], arms["handwritten"], strict=False))
         for label, key, higher_is_better in (
@@ -135,6 +151,25 @@ def goals(results: Sequence[TrialResult], settings: Settings, arm: str = "tpgen"
             ratio >= 0.85,
         )
     )
+    return out
+
+
+def perdisk_goals(med: dict[str, dict[str, float]], arm: str) -> list[Goal]:
+    """`arm` ≥ the article's per-disk layout (cold MB/s: ≥ 0.9×), medians of one run."""
+    out = []
+    for label, key, higher_is_better, least in PERDISK_GOALS:
+        num, den = med[arm][key], med["perdisk"][key]
+        ratio = (num / den if den else math.inf) if higher_is_better else (den / num if num else 0)
+        word = "" if least == 1.0 else f" × {least:g}"
+        out.append(
+            Goal(
+                f"{arm} ≥ perdisk{word} on {label} (median"
+                + (", p99 of perdisk ÷ p99 of " + arm if not higher_is_better else "")
+                + ")",
+                f"{ratio:.2f}",
+                ratio >= least,
+            )
+        )
     return out
 
 

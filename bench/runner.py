@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import shutil
@@ -16,13 +17,14 @@ from bench.janitor import Janitor, cleaned_up
 from bench.loopdisk import LoopDisk, make_disk
 from bench.settings import Settings
 from bench.system import BenchError, cpu_count, free_ports, missing_prerequisites
-from bench.throttle import Probe, bites, probe
+from bench.throttle import Probe, backing_slow, bites, probe
 from bench.trial import TrialResult, limited_cgroup, run_trial
 
 BENCH_ROOT = Path("/var/tmp/tpgen-bench")
 CGROUP_PREFIX = "tpgen-bench-"
 
 Log = Callable[[str], None]
+_RUN_NUMBERS = itertools.count(1)  # one process may run several (regimes)
 
 
 @dataclass
@@ -52,7 +54,9 @@ def _header(settings: Settings) -> str:
         f"tpgen bench: {settings.disks} HDD-like loop disks ({m.read_bps / 1e6:.1f} MB/s, "
         f"{m.read_iops} IOPS each), {settings.data_bytes / 2**30:.2f} GiB in "
         f"{settings.file_size // 2**20} MiB files, nginx memory cgroup "
-        f"{settings.nginx_memory // 2**20} MiB, {cpu_count()} CPUs; "
+        f"{settings.nginx_memory // 2**20} MiB, {cpu_count()} CPUs, "
+        f"{settings.workers or cpu_count()} nginx workers, inodes "
+        f"{'cold' if settings.cold_metadata else 'warmed'}; "
         f"{settings.rounds} rounds x {settings.duration:g} s, arms interleaved; "
         f"cold {settings.cold_connections} conns, hot {settings.hot_connections} conns"
     )
@@ -84,7 +88,12 @@ def _prepare(
     log("disks: " + ", ".join(f"{d.name}={d.device} ({d.majmin})" for d in disks))
     port, status_port = free_ports(2, settings.port_range)
     facts = tpgencli.NodeFacts(
-        "bench", cpu_count(), settings.nginx_memory, settings.file_size, port, status_port
+        "bench",
+        settings.workers or cpu_count(),
+        settings.nginx_memory,
+        settings.file_size,
+        port,
+        status_port,
     )
     spec = tpgencli.SpecFile(facts, tuple(disks), settings.disk_size)
     spec_path = workdir / "spec.yaml"
@@ -99,7 +108,9 @@ def _prepare(
         + ", ".join(f"{k}={v}" for k, v in data.files_on.items())
         + f"; hot file {hot} on {where[hot]}"
     )
-    ctx = armset.Context(workdir, out_dir, spec, data.storage, port, status_port)
+    ctx = armset.Context(
+        workdir, out_dir, spec, data.storage, port, status_port, settings.workers or 0, where
+    )
     arms = armset.build(settings.arms, variants, ctx)
     return Setup(run_id, workdir, disks, data, where, arms, port)
 
@@ -114,7 +125,10 @@ def _check_throttle(
         probes = probe(disk, files, settings.disk_model, cgroup)
     finally:
         cgroup.destroy()
-    problems = bites(probes, settings.disk_model)
+    slow = backing_slow(probes, settings.disk_model)
+    problems = [p for p in bites(probes, settings.disk_model) if p != slow]
+    if slow:
+        log(f"  -> warning: {slow} (the host caps every arm alike)")
     log(f"throttle check on {disk.name} (cold reads, measured at the block device):")
     for line in probes:
         log(line.line())
@@ -160,7 +174,7 @@ def run_bench(
         raise BenchError("; ".join(problems))
     variants = variants or []
     out_dir.mkdir(parents=True, exist_ok=True)
-    run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{next(_RUN_NUMBERS)}"
     BENCH_ROOT.mkdir(mode=0o755, exist_ok=True)
     workdir = BENCH_ROOT / run_id
     header = _header(settings)

@@ -38,8 +38,9 @@ class Settings:
     wrk_threads: int = 1  # per wrk process; two wrk processes run at once
     duration: float = 25.0  # seconds per load
     rounds: int = 4
-    arms: tuple[str, ...] = ("stock", "tpgen", "handwritten", "floor")
+    arms: tuple[str, ...] = ("stock", "tpgen", "perdisk", "handwritten", "floor")
     cold_metadata: bool = False  # True: inodes cold too (open() then blocks the event loop)
+    workers: int | None = None  # nginx worker_processes of every arm; None: one per CPU
     port_range: tuple[int, int] = (29000, 29999)
     plot: bool = True
 
@@ -68,6 +69,67 @@ SMOKE = Settings(
     rounds=1,
     plot=False,
 )
+
+
+@dataclass(frozen=True)
+class Regime:
+    """A named disk model and load: what one column of `bench run --regimes` measures."""
+
+    name: str
+    what: str
+    changes: dict[str, object]
+
+    def apply(self, base: Settings, workers: int) -> Settings:
+        return replace(base, workers=workers, **self.changes)  # type: ignore[arg-type]
+
+
+REGIMES: dict[str, Regime] = {
+    regime.name: regime
+    for regime in (
+        Regime("baseline", "slow HDDs, 1 GiB, 200 cold conns, inodes warmed before each trial", {}),
+        Regime(
+            "fast-disk",
+            "3 disks of 100 MiB/s and 250 IOPS, nginx memory 256 MiB, 40 cold conns per disk, "
+            "no inode warming (the independent benchmark's shape)",
+            {
+                "disks": 3,
+                "files_per_disk": 256,
+                "disk_model": DiskModel(read_bps=100 * MiB, read_iops=250),
+                "nginx_memory": 256 * MiB,
+                "cold_connections": 120,
+                "cold_metadata": True,
+            },
+        ),
+        Regime(
+            "cold-metadata",
+            "slow HDDs, no inode warming, nginx memory 512 MiB: inodes and dentries are read "
+            "by nginx and charged to its cgroup",
+            {"nginx_memory": 512 * MiB, "cold_metadata": True},
+        ),
+    )
+}
+
+# The full regimes run: every regime at the machine's worker count and at many workers (the
+# per-worker multiplication of pool threads), 2 rounds of 10 s per arm: ~20 minutes.
+REGIME_WORKERS = (2, 12)
+REGIME_BASE = Settings(duration=10.0, rounds=2, arms=("stock", "tpgen", "perdisk", "handwritten"))
+
+# CI: every regime and the many-worker case on tiny disks; regime name -> worker counts.
+SMOKE_REGIMES: dict[str, tuple[int, ...]] = {
+    "baseline": (2,),
+    "fast-disk": (2,),
+    "cold-metadata": (6,),
+}
+
+
+def smoke_regime(regime: Regime, workers: int) -> Settings:
+    """The smoke run's tiny version of `regime`: its warming and worker count, SMOKE's sizes."""
+    settings = replace(
+        SMOKE, workers=workers, cold_metadata=bool(regime.changes.get("cold_metadata"))
+    )
+    if regime.name != "baseline":
+        settings = replace(settings, arms=("stock", "tpgen", "perdisk"))
+    return settings
 
 
 def with_overrides(base: Settings, **changes: object) -> Settings:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -56,9 +57,14 @@ def _stderr_of(cmd: Sequence[str]) -> str:
 
 
 def free_ports(count: int, port_range: tuple[int, int], host: str = "127.0.0.1") -> list[int]:
-    """`count` ports in `port_range` that nothing listens on right now."""
+    """`count` ports in `port_range` that nothing listens on right now.
+
+    The scan starts at a random port: two benches started at once (other sessions on a shared
+    machine) would otherwise both pick the first free ports and collide when nginx binds."""
     found: list[int] = []
-    for port in range(port_range[0], port_range[1] + 1):
+    ports = list(range(port_range[0], port_range[1] + 1))
+    start = random.randrange(len(ports))
+    for port in ports[start:] + ports[:start]:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:

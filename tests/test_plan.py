@@ -35,28 +35,51 @@ def test_every_active_hdd_gets_its_own_pool_and_ssd_none() -> None:
     plan = plan_of(data)
     pools = {d.name: d.thread_pool for d in plan.disks}
     assert pools["d1"] is not None and pools["d1"].name == "pool_d1"
-    assert (pools["d1"].threads.value, pools["d1"].max_queue.value) == (64, 65536)
+    assert (pools["d1"].threads.value, pools["d1"].max_queue.value) == (16, 65536)
     assert pools["d3"] is None
     assert pools["d4"] is not None
     assert plan.mixed_pools
 
 
+def _threads(data: dict[str, object]) -> tuple[int, str]:
+    pool = plan_of(data).disks[0].thread_pool
+    assert pool is not None
+    return pool.threads.value, pool.threads.because
+
+
+def test_pool_threads_are_a_workers_share_of_the_disks_reads_in_flight() -> None:
+    threads, because = _threads(spec(disks=3, node={"cores": 8}))
+    assert threads == 128 // 8 == 16
+    assert because.startswith("128 reads in flight per HDD across all workers (≤ 128, and ")
+    assert "÷ 8 workers, at least 16: with aio threads every send" in because
+    # 2 workers: more threads each, the same reads in flight per disk.
+    assert _threads(spec(disks=3, node={"cores": 2}))[0] == 64
+
+
+def test_small_memory_lowers_the_reads_in_flight() -> None:
+    # 4 disks x 61 reads x 512 KiB <= 12% of 1 GiB: each transfer pins about a chunk of cache.
+    threads, because = _threads(spec("origin", disks=4, node={"cores": 2, "memory": "1GiB"}))
+    assert threads == 31
+    assert because.startswith("61 reads in flight per HDD across all workers (≤ 128, and 4 disks")
+    # 20 reads fit 256 MiB, but a worker's pool keeps the 16 that uneven connection spread needs.
+    assert _threads(spec("origin", disks=3, node={"cores": 2, "memory": "256MiB"}))[0] == 16
+
+
+@pytest.mark.parametrize("cores", [1, 2, 3, 8, 12, 24, 32, 64])
+@pytest.mark.parametrize("memory", ["1GiB", "4GiB", "256GiB"])
+def test_reads_in_flight_per_disk_do_not_grow_with_the_cores(cores: int, memory: str) -> None:
+    threads, _ = _threads(spec("origin", disks=4, node={"cores": cores, "memory": memory}))
+    assert threads >= 16
+    assert threads * cores <= max(128 + cores, 16 * cores)
+
+
 def test_pool_threads_shrink_to_keep_the_node_within_its_thread_budget() -> None:
-    roomy = plan_of(spec(disks=3, node={"cores": 8}))
-    assert roomy.disks[0].thread_pool is not None
-    assert roomy.disks[0].thread_pool.threads.value == 64
-    crowded = plan_of(spec(disks=12, node={"cores": 32}))
-    pool = crowded.disks[0].thread_pool
-    assert pool is not None
-    assert pool.threads.value == 16384 // (32 * 12) == 42
-    assert "32 workers × 12 pools" in pool.threads.because
-    huge = plan_of(spec("origin", disks=24, node={"cores": 256}, tuning={"worker_processes": 128}))
-    pool = huge.disks[0].thread_pool
-    assert pool is not None
-    assert pool.threads.value == 16384 // (128 * 24) == 5
-    assert pool.threads.because == (
-        "128 workers × 24 pools share the node's 16,384 threads (each worker starts every "
-        "pool): 5 a pool"
+    huge = spec("origin", disks=24, node={"cores": 256}, tuning={"worker_processes": 128})
+    threads, because = _threads(huge)
+    assert threads == 8192 // (128 * 24) == 2
+    assert because == (
+        "128 workers × 24 pools share the node's 8,192 threads (each worker starts every "
+        "pool): 2 a pool"
     )
 
 

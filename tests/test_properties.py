@@ -16,7 +16,7 @@ from tpgen.check import check_plan
 from tpgen.cli import main
 from tpgen.errors import SpecError
 from tpgen.loader import spec_from_mapping
-from tpgen.plan import make_plan
+from tpgen.plan import THREAD_BUDGET, make_plan
 
 SIZES = ["64GiB", "500GB", "1TB", "4TB", "8TB", "16TB", "3.84TB", "960GB"]
 ERROR_LINE = re.compile(r"^\S+?(:\d+)?: [\w.()]+: \S.*$")
@@ -74,7 +74,7 @@ def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
     if pools and draw(st.booleans()):
         workers = tuning.get("worker_processes", "auto")
         workers = data["node"]["cores"] if workers == "auto" else workers
-        tuning["threads_per_disk"] = draw(st.integers(1, min(64, 16384 // (workers * pools))))
+        tuning["threads_per_disk"] = draw(st.integers(1, min(64, THREAD_BUDGET // (workers * pools))))
     if draw(st.integers(0, 3)) == 0:
         tuning["keepalive_timeout"] = draw(st.sampled_from(["0", "1s", "75", "1m30s500ms", "1h"]))
     if draw(st.integers(0, 3)) == 0:

@@ -583,17 +583,17 @@ def test_the_thread_budget_wins_over_any_floor() -> None:
     pools = plan.pooled_disks
     assert len(pools) == 64
     threads = pools[0].thread_pool.threads.value if pools[0].thread_pool else 0
-    assert threads == 4 and threads * 64 * 64 == THREAD_BUDGET
+    assert threads == 2 and threads * 64 * 64 == THREAD_BUDGET
 
 
 def test_a_node_that_cannot_fit_one_thread_a_pool_is_refused_with_the_fix() -> None:
     data = spec("origin", disks=256, node={"cores": 1024, "memory": "4TiB"})
     assert refusal(data) == [
         "t.yaml: node.cores: 1024 workers × 256 thread pools need 262,144 threads even at 1 "
-        "thread a pool, above the node's budget of 16,384: set tuning.worker_processes to at "
-        "most 64, or thread_pool: false on some disks"
+        "thread a pool, above the node's budget of 8,192: set tuning.worker_processes to at "
+        "most 32, or thread_pool: false on some disks"
     ]
-    data["tuning"] = {"worker_processes": 64}
+    data["tuning"] = {"worker_processes": 32}
     plan = plan_of(data)
     assert plan.pooled_disks[0].thread_pool is not None
     assert plan.pooled_disks[0].thread_pool.threads.value == 1
@@ -604,9 +604,9 @@ def test_a_threads_override_over_the_budget_is_refused_with_the_fix() -> None:
     data["tuning"] = {"threads_per_disk": 32}
     assert refusal(data) == [
         "t.yaml: tuning.threads_per_disk: 32 threads × 16 pools × 64 workers = 32,768 threads, "
-        "above the node's budget of 16,384: lower threads_per_disk to at most 16"
+        "above the node's budget of 8,192: lower threads_per_disk to at most 8"
     ]
-    data["tuning"] = {"threads_per_disk": 16}
+    data["tuning"] = {"threads_per_disk": 8}
     assert plan_of(data).pooled_disks[0].thread_pool is not None
 
 
@@ -684,7 +684,7 @@ def test_connection_slots_must_fit_the_nodes_memory() -> None:
 
 
 LIMIT_REFUSALS = (
-    "above the node's budget of 16,384",
+    "above the node's budget of 8,192",
     "above the kernel's fs.nr_open (1,048,576)",
     "of connection slots at start",
     "is below 2 × worker_connections",

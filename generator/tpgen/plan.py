@@ -20,8 +20,9 @@ T = TypeVar("T")
 
 # Limits of a real Linux node with a stock kernel; check_node_limits holds every derived and
 # every overridden value within them.
-# Every worker starts every pool; keep the node well below a default pid_max of 32768.
-THREAD_BUDGET = 16384
+# Every worker starts every pool, and a reload runs the old and the new workers at once: the
+# node's pool threads stay within a quarter of a default pid_max of 32768, so a reload needs half.
+THREAD_BUDGET = 8192
 # fs.nr_open: setrlimit(RLIMIT_NOFILE) above it fails, so worker_rlimit_nofile cannot pass it.
 NR_OPEN = 1_048_576
 # Each worker allocates a connection and two events per worker_connections slot at start
@@ -33,8 +34,26 @@ KEYS_PER_MB = 8000  # nginx docs: one megabyte of keys_zone stores about 8 thous
 # nginx's full split_clients resolution: at 96 disks a fair share is ~104 buckets (4 TB among
 # 16 TB disks ~45), so ±1 bucket is ≤ 1-2 %; at 1000 buckets it is ~10 %.
 DEFAULT_BUCKETS = SPLIT_STEPS
-HDD_THREADS = 64
-MIN_HDD_THREADS = 8
+# Reads one HDD may have in flight across ALL workers: each pool thread holds at most one, and
+# every worker starts every pool, so the per-worker count is this budget's share, not a constant
+# that multiplies with the cores. A cold transfer in flight pins about one sendfile chunk of page
+# cache (read-ahead, socket buffer): all of them together stay within a share of memory, or they
+# evict the hot files, inodes and dentries that keep open() off the disk (bench, fast-disk: 64
+# threads a worker 35-72 hot req/s, 16: 91-273).
+HDD_INFLIGHT = 128
+INFLIGHT_MEMORY_PERCENT = 12
+HDD_THREADS_BECAUSE = (
+    "with aio threads every send, even of a cached file, queues in the pool FIFO, so a pool "
+    "must hold its worker's cold reads on the disk (bench, warm inodes: hot p99 4.5 s at 16, "
+    "146 ms at 64 a worker); beyond the budget reads only queue in the kernel, where open() on "
+    "the event loop waits behind them for the inode (bench, cold inodes, 256 MiB: 64 a worker "
+    "0.2-0.6x the hot req/s of 16)"
+)
+# nginx does not spread connections evenly over workers (accept_mutex off: whoever wakes first
+# accepts), so one worker may hold many times its 1/workers share of a disk's cold transfers: its
+# pool never gets fewer than the article's 16 (bench, 12 workers: 8 a worker, hot p99 2.4-2.9 s;
+# 16, 0.18-0.20 s).
+HDD_WORKER_THREADS = 16
 HDD_MAX_QUEUE = 65536
 SENDFILE_MAX_CHUNK = 512 << 10
 HEADROOM_PERCENT = 10.0
@@ -184,27 +203,20 @@ def _needs_pool(spec: NodeSpec, disk: Disk) -> bool:
 
 
 def _pool_threads(spec: NodeSpec) -> Decision[int]:
-    """64 per pool, fewer when workers × pools × 64 would pass the node's thread budget."""
+    """Per worker: its share of each HDD's budget of reads in flight, across all workers."""
     if spec.tuning.threads_per_disk is not None:
         return Decision(spec.tuning.threads_per_disk, "set in the spec (tuning)", overridden=True)
-    workers = (
-        spec.tuning.worker_processes
-        if isinstance(spec.tuning.worker_processes, int)
-        else spec.node.cores
-    )
+    workers = _workers(spec)
     pools = max(1, sum(_needs_pool(spec, disk) for disk in spec.disks))
-    because = (
-        "with aio threads every send, even of a cached file, queues in the pool FIFO; 64 "
-        "threads per worker outnumber a worker's cold reads on one disk, so hot files never "
-        "wait behind seeks (bench: hot p99 4.5 s at 16, 146 ms at 64)"
-    )
-    fitting = THREAD_BUDGET // (workers * pools)
-    if fitting >= HDD_THREADS:
-        return Decision(HDD_THREADS, because)
+    chunk = spec.tuning.sendfile_max_chunk or SENDFILE_MAX_CHUNK
+    by_memory = spec.node.memory * INFLIGHT_MEMORY_PERCENT // 100 // (pools * chunk)
+    inflight = max(1, min(HDD_INFLIGHT, by_memory))
+    share = max(HDD_WORKER_THREADS, math.ceil(inflight / workers))
     return Decision(
-        max(MIN_HDD_THREADS, fitting),
-        f"{workers} workers × {pools} pools: {THREAD_BUDGET:,} threads for the node "
-        f"(each worker starts every pool) leave {fitting} a pool, at least {MIN_HDD_THREADS}",
+        share,
+        f"{inflight} reads in flight per HDD across all workers (≤ {HDD_INFLIGHT}, and "
+        f"{pools} disks × {inflight} × {human_size(chunk)} ≤ {INFLIGHT_MEMORY_PERCENT}% of "
+        f"memory), ÷ {workers} workers, at least {HDD_WORKER_THREADS}: " + HDD_THREADS_BECAUSE,
     )
 
 

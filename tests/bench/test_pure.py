@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from bench.arms import relocate, single_root_conf, substitute
-from bench.cli import _arm_file, _tuning_arm
+from bench.arms import perdisk_conf, relocate, single_root_conf, substitute
+from bench.cli import _arm_file, _shape, _tuning_arm
 from bench.load import LoadResult, parse_summary
+from bench.output import write
+from bench.regimes import Combo, load_pair, plan, summary
 from bench.report import goals, table
-from bench.settings import FULL
+from bench.runner import Outcome
+from bench.settings import FULL, REGIME_BASE, REGIMES
 from bench.trial import TrialResult
 
 WRK_OUTPUT = """Running 1s test @ http://127.0.0.1:29000/files/hot.bin
@@ -127,3 +132,95 @@ def test_arm_file_needs_an_existing_file(tmp_path: Path) -> None:
     assert _arm_file(f"big={conf}").template == conf
     with pytest.raises(argparse.ArgumentTypeError, match="NAME=FILE"):
         _arm_file(f"big={tmp_path / 'missing.conf'}")
+
+
+def test_perdisk_arm_is_the_articles_layout_over_the_bench_placement(tmp_path: Path) -> None:
+    conf = perdisk_conf(
+        workers=12,
+        prefix=tmp_path,
+        port=29000,
+        mnt=Path("/mnt"),
+        where={"/files/00000.bin": "d2", "/files/hot.bin": "d1"},
+    )
+    assert "worker_processes 12;" in conf
+    assert "thread_pool pool_d1 threads=16 max_queue=65536;" in conf
+    assert "thread_pool pool_d2 threads=16 max_queue=65536;" in conf
+    assert "        /files/00000.bin d2;\n" in conf
+    assert "root /mnt/$disk/data;" in conf
+    assert "aio threads=pool_$disk;" in conf
+    assert "open_file_cache" not in conf
+
+
+def test_perdisk_goals_use_medians_and_cold_mbps_at_nine_tenths() -> None:
+    results = []
+    for round_no in (1, 2):
+        results += [
+            _trial("tpgen", round_no, 300, 400, 80),
+            _trial("perdisk", round_no, 250, 500 if round_no == 1 else 300, 80),
+        ]
+    verdict = {g.text: g for g in goals(results, FULL)}
+    hot = verdict["tpgen ≥ perdisk on hot req/s (median)"]
+    assert (hot.ok, hot.value) == (True, "1.20")
+    p99 = verdict["tpgen ≥ perdisk on hot p99 (median, p99 of perdisk ÷ p99 of tpgen)"]
+    assert (p99.ok, p99.value) == (True, "1.00")
+    cold = verdict["tpgen ≥ perdisk × 0.9 on cold MB/s (median)"]
+    assert (cold.ok, cold.value) == (True, "1.00")
+
+
+def test_regime_plan_names_the_known_regimes() -> None:
+    assert plan(["baseline", "fast-disk"], [2, 12]) == [
+        ("baseline", 2),
+        ("baseline", 12),
+        ("fast-disk", 2),
+        ("fast-disk", 12),
+    ]
+    with pytest.raises(ValueError, match="unknown regimes \\['slow'\\]: known are baseline, "):
+        plan(["slow"], [2])
+
+
+def test_regimes_keep_the_issues_bounds() -> None:
+    fast = REGIMES["fast-disk"].apply(REGIME_BASE, 2)
+    assert fast.disk_model.read_iops >= 100 and fast.disk_model.read_bps >= 100 * 2**20
+    assert fast.nginx_memory <= 256 * 2**20
+    assert fast.cold_connections >= 30 * fast.disks
+    assert REGIMES["cold-metadata"].apply(REGIME_BASE, 2).cold_metadata
+    assert not REGIMES["baseline"].apply(REGIME_BASE, 2).cold_metadata
+    assert REGIMES["baseline"].apply(REGIME_BASE, 12).workers == 12
+
+
+def test_summary_divides_tpgen_by_every_reference_in_the_same_pair() -> None:
+    results = [
+        _trial("stock", 1, 5, 9000, 40),
+        _trial("tpgen", 1, 300, 400, 80),
+        _trial("perdisk", 1, 150, 800, 80),
+        _trial("handwritten", 1, 10, 8000, 80),
+    ]
+    settings = REGIMES["baseline"].apply(REGIME_BASE, 2)
+    outcome = Outcome(results, [], "", True)
+    text, ok = summary([Combo("baseline", 2, settings, outcome)], ["tpgen"])
+    assert re.search(r"baseline +2  tpgen ÷ stock +60\.0 +0\.04 ", text), text
+    assert re.search(r"tpgen ÷ perdisk +2\.00 +0\.50 ", text), text
+    assert "disk MB/s ÷ throttle (84 MB/s): stock 0.48, tpgen 0.95" in text, text
+    assert "[ok] baseline w2: tpgen ≥ perdisk on hot req/s (median): 2.00" in text
+    assert ok
+
+
+def test_thread_shape_parses_workers_pools_threads() -> None:
+    assert _shape("2:4:64") == (2, 4, 64)
+    for text in ("2:4", "2:0:64", "a:4:64"):
+        with pytest.raises(argparse.ArgumentTypeError, match="WORKERS:POOLS:THREADS"):
+            _shape(text)
+
+
+def test_summary_reads_the_pairs_a_run_left(tmp_path: Path) -> None:
+    settings = REGIMES["fast-disk"].apply(REGIME_BASE, 12)
+    results = [_trial("tpgen", 1, 300, 400, 80), _trial("perdisk", 1, 100, 800, 80)]
+    pair = tmp_path / "fast-disk-w12"
+    pair.mkdir()
+    write(pair, "header", replace(settings, plot=False), [], results, ["tpgen"])
+    combo = load_pair(pair)
+    assert (combo.regime, combo.workers, combo.settings.disks) == ("fast-disk", 12, 3)
+    assert combo.outcome.results == results
+    text, ok = summary([combo], ["tpgen"])
+    assert re.search(r"^fast-disk +12  tpgen ÷ perdisk +3\.00 +0\.50 ", text, re.MULTILINE), text
+    assert ok

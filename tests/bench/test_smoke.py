@@ -20,6 +20,12 @@ from bench.system import missing_prerequisites
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 180
+# What `python -m bench smoke` runs: every regime, the many-worker case, every arm once.
+SMOKE_PAIRS = {
+    "baseline-w2": ["stock", "tpgen", "perdisk", "handwritten", "floor"],
+    "fast-disk-w2": ["stock", "tpgen", "perdisk"],
+    "cold-metadata-w6": ["stock", "tpgen", "perdisk"],
+}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -43,14 +49,18 @@ def _start(out: Path) -> subprocess.Popen[str]:
     )
 
 
-def _workdir(output: str) -> Path:
-    match = re.search(r"^work dir (\S+)$", output, re.MULTILINE)
-    assert match, output
-    return Path(match.group(1))
+def _workdir(output: str) -> list[Path]:
+    found = re.findall(r"^work dir (\S+)$", output, re.MULTILINE)
+    assert found, output
+    return [Path(p) for p in found]
 
 
-def _leftovers(workdir: Path) -> list[str]:
+def _leftovers(workdirs: list[Path]) -> list[str]:
     """Anything of this run still on the host: the bench must leave nothing behind."""
+    return [item for workdir in workdirs for item in _leftovers_of(workdir)]
+
+
+def _leftovers_of(workdir: Path) -> list[str]:
     found = []
     mounts = Path("/proc/self/mounts").read_text()
     found += [f"mount {line.split()[1]}" for line in mounts.splitlines() if str(workdir) in line]
@@ -72,24 +82,29 @@ def _leftovers(workdir: Path) -> list[str]:
     return found
 
 
-def test_smoke_measures_every_arm_and_cleans_up(tmp_path: Path) -> None:
+def test_smoke_measures_every_regime_and_arm_and_cleans_up(tmp_path: Path) -> None:
     proc = _start(tmp_path)
     output, _ = proc.communicate(timeout=TIMEOUT)
     assert proc.returncode == 0, output
-    assert "-> the throttle bites" in output, output
-    trials = json.loads((tmp_path / "results.json").read_text())["trials"]
-    assert [t["arm"] for t in trials] == ["stock", "tpgen", "handwritten", "floor"]
-    for trial in trials:
-        assert trial["hot"]["errors"] == 0, trial
-        assert trial["total_mbps"] > 0, trial
-        if trial["arm"] != "stock":  # stock's workers may block on the disk for the whole second
-            assert trial["hot"]["requests"] > 0, trial
-        if trial["arm"] != "floor":
-            assert trial["cold"]["requests"] > 0, trial
-            assert trial["disk_bytes"] > 0, trial
-    table = (tmp_path / "table.txt").read_text()
-    assert re.search(r"^tpgen ÷ stock +(inf|[\d.]+) ", table, re.MULTILINE), table
-    assert _leftovers(_workdir(output)) == []
+    assert output.count("-> the throttle bites") == len(SMOKE_PAIRS), output
+    for pair, arms in SMOKE_PAIRS.items():
+        trials = json.loads((tmp_path / pair / "results.json").read_text())["trials"]
+        assert [t["arm"] for t in trials] == arms, pair
+        for trial in trials:
+            assert trial["hot"]["errors"] == 0, trial
+            assert trial["total_mbps"] > 0, trial
+            if trial["arm"] != "stock":  # stock may block on the disk for the whole second
+                assert trial["hot"]["requests"] > 0, trial
+            if trial["arm"] != "floor":
+                assert trial["cold"]["requests"] > 0, trial
+                assert trial["disk_bytes"] > 0, trial
+    summary = (tmp_path / "summary.txt").read_text()
+    for regime, workers in (("baseline", 2), ("fast-disk", 2), ("cold-metadata", 6)):
+        row = rf"^{regime} +{workers}  tpgen ÷ stock +(inf|[\d.]+) "
+        assert re.search(row, summary, re.MULTILINE), summary
+    assert summary.count("tpgen ÷ perdisk") == 3, summary
+    assert "tpgen ÷ handwritten" in summary, summary
+    assert _leftovers(_workdir(output)) == [], output
 
 
 def test_smoke_cleans_up_when_interrupted(tmp_path: Path) -> None:

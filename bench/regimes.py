@@ -1,0 +1,212 @@
+"""`python -m bench run --regimes`: every named regime at every worker count, one after the other.
+
+Each (regime, workers) pair is a complete run of its own (disks, data, throttle check,
+interleaved rounds) in `<out>/<regime>-w<workers>/`; the summary divides tpgen by stock and by the
+article's two layouts within each pair, so a ratio only ever compares trials of the same minutes.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench import armset
+from bench.load import LoadResult
+from bench.report import REFERENCES, by_arm, goals, medians
+from bench.runner import Outcome, run_bench
+from bench.settings import REGIMES, DiskModel, Settings
+from bench.system import BenchError
+from bench.trial import TrialResult
+
+Log = Callable[[str], None]
+
+# Summary columns: (key in report.medians, title); p99 is a latency, its ratio is better below 1.
+RATIO_COLUMNS = (
+    ("hot_rps", "hot req/s"),
+    ("hot_p99_ms", "hot p99"),
+    ("total_mbps", "total MB/s"),
+    ("cold_mbps", "cold MB/s"),
+)
+
+
+@dataclass(frozen=True)
+class Combo:
+    regime: str
+    workers: int
+    settings: Settings
+    outcome: Outcome
+
+    @property
+    def label(self) -> str:
+        return f"{self.regime} w{self.workers}"
+
+    @property
+    def throttle_mbps(self) -> float:
+        return self.settings.disks * self.settings.disk_model.read_bps / 1e6
+
+
+def plan(names: Sequence[str], workers: Sequence[int]) -> list[tuple[str, int]]:
+    """(regime, workers) pairs in run order; unknown names raise ValueError with the known ones."""
+    unknown = [n for n in names if n not in REGIMES]
+    if unknown:
+        raise ValueError(f"unknown regimes {unknown}: known are {', '.join(REGIMES)}")
+    return [(name, count) for name in names for count in workers]
+
+
+def run_regimes(
+    pairs: Sequence[tuple[str, int, Settings]],
+    out_dir: Path,
+    *,
+    variants: list[armset.Variant] | None = None,
+    probe_seconds: float = 2.0,
+    log: Log = print,
+) -> tuple[str, bool]:
+    """Run every pair; write summary.txt, summary.json (and regimes.png); return the summary
+    text and whether tpgen met the per-disk goals in every pair."""
+    combos = []
+    failed = []
+    for regime, workers, settings in pairs:
+        log(f"=== regime {regime}, {workers} workers: {REGIMES[regime].what}")
+        try:
+            outcome = run_bench(
+                settings,
+                out_dir / f"{regime}-w{workers}",
+                variants=variants,
+                probe_seconds=probe_seconds,
+                log=log,
+            )
+        except BenchError as exc:  # one pair's host trouble must not lose the others
+            log(f"=== regime {regime}, {workers} workers: not measured: {exc}")
+            failed.append(f"{regime} w{workers}: not measured: {exc}")
+            continue
+        combos.append(Combo(regime, workers, settings, outcome))
+    if not combos:
+        raise BenchError("no regime could be measured: " + "; ".join(failed))
+    candidates = ["tpgen", *(v.name for v in variants or [])]
+    return write_summary(combos, candidates, out_dir, failed)
+
+
+def write_summary(
+    combos: Sequence[Combo], candidates: Sequence[str], out_dir: Path, failed: Sequence[str] = ()
+) -> tuple[str, bool]:
+    """summary.txt, summary.json and (if any pair plots) regimes.png in `out_dir`."""
+    text, ok = summary(combos, candidates)
+    if failed:
+        text += "\n" + "\n".join(f"  [MISSED] {line}" for line in failed)
+        ok = False
+    (out_dir / "summary.txt").write_text(text + "\n")
+    (out_dir / "summary.json").write_text(json.dumps(_payload(combos), indent=1))
+    if any(c.settings.plot for c in combos):
+        from bench.plot import save_regimes_png
+
+        save_regimes_png(
+            [(c.label, c.outcome.results) for c in combos],
+            out_dir / "regimes.png",
+            [c.throttle_mbps for c in combos],
+        )
+    return text, ok
+
+
+def load_pair(pair_dir: Path) -> Combo:
+    """A pair from the results.json a run left in `<out>/<regime>-w<workers>/`."""
+    data = json.loads((pair_dir / "results.json").read_text())
+    raw = dict(data["settings"])
+    raw["disk_model"] = DiskModel(**raw["disk_model"])
+    for key in ("arms", "port_range"):
+        raw[key] = tuple(raw[key])
+    settings = Settings(**raw)
+    results = []
+    for t in data["trials"]:
+        fields = {k: v for k, v in t.items() if k not in ("disk_mbps", "disk_iops", "total_mbps")}
+        fields["hot"] = LoadResult(**t["hot"])
+        fields["cold"] = LoadResult(**t["cold"]) if t["cold"] else None
+        results.append(TrialResult(**fields))
+    regime, _, workers = pair_dir.name.rpartition("-w")
+    return Combo(regime, int(workers), settings, Outcome(results, [], "", False))
+
+
+def _fmt(value: float) -> str:
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bool]:
+    """The ratio table (medians within each pair) and the per-disk goals of every pair."""
+    head = f"{'regime':<15}{'workers':>7}  {'ratio':<24}" + "".join(
+        f"{title:>12}" for _, title in RATIO_COLUMNS
+    )
+    lines = [
+        "medians per pair; a ratio is candidate ÷ reference in the same run (hot p99: below 1 "
+        "is better)",
+        head,
+    ]
+    all_ok = True
+    goal_lines = []
+    for combo in combos:
+        med = medians(combo.outcome.results)
+        first = True
+        for cand in (c for c in candidates if c in med):
+            for ref in (r for r in REFERENCES if r in med and r != cand):
+                cells = [
+                    _fmt(med[cand][key] / med[ref][key]) if med[ref][key] else "inf"
+                    for key, _ in RATIO_COLUMNS
+                ]
+                lead = f"{combo.regime:<15}{combo.workers:>7}" if first else " " * 22
+                lines.append(
+                    f"{lead}  {cand + ' ÷ ' + ref:<24}" + "".join(f"{c:>12}" for c in cells)
+                )
+                first = False
+        shares = ", ".join(
+            f"{arm} {values['disk_mbps'] / combo.throttle_mbps:.2f}"
+            for arm, values in med.items()
+            if arm != "floor"
+        )
+        lines.append(" " * 24 + f"disk MB/s ÷ throttle ({combo.throttle_mbps:.0f} MB/s): {shares}")
+        spread = _spread(combo)
+        if spread:
+            lines.append(" " * 24 + spread)
+        for goal in goals(combo.outcome.results, combo.settings, "tpgen"):
+            if "perdisk" not in goal.text:
+                continue
+            all_ok = all_ok and goal.ok
+            goal_lines.append(
+                f"  [{'ok' if goal.ok else 'MISSED'}] {combo.label}: {goal.text}: {goal.value}"
+            )
+    lines += ["", "goals (tpgen against the article's per-disk layout):", *goal_lines]
+    return "\n".join(lines), all_ok and bool(goal_lines)
+
+
+def _spread(combo: Combo) -> str:
+    """Noise of this pair: hot req/s max÷min across rounds per arm, CPU taken by others."""
+    parts = []
+    for arm, trials in by_arm(combo.outcome.results).items():
+        values = [t.hot.rps for t in trials]
+        if len(values) > 1 and min(values) > 0:
+            parts.append(f"{arm} {max(values) / min(values):.2f}x")
+    others = [t.other_cpu for t in combo.outcome.results]
+    if not parts:
+        return ""
+    return (
+        "noise: hot req/s max÷min "
+        + ", ".join(parts)
+        + f"; other processes took a median {statistics.median(others):.0%} of the CPUs"
+    )
+
+
+def _payload(combos: Sequence[Combo]) -> list[dict[str, object]]:
+    return [
+        {
+            "regime": c.regime,
+            "workers": c.workers,
+            "throttle_mbps": c.throttle_mbps,
+            "medians": medians(c.outcome.results),
+            "goals_met": c.outcome.goals_met,
+        }
+        for c in combos
+    ]
