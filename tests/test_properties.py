@@ -74,7 +74,9 @@ def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
     if pools and draw(st.booleans()):
         workers = tuning.get("worker_processes", "auto")
         workers = data["node"]["cores"] if workers == "auto" else workers
-        tuning["threads_per_disk"] = draw(st.integers(1, min(64, THREAD_BUDGET // (workers * pools))))
+        tuning["threads_per_disk"] = draw(
+            st.integers(1, min(64, THREAD_BUDGET // (workers * pools)))
+        )
     if draw(st.integers(0, 3)) == 0:
         tuning["keepalive_timeout"] = draw(st.sampled_from(["0", "1s", "75", "1m30s500ms", "1h"]))
     if draw(st.integers(0, 3)) == 0:

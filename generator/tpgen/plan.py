@@ -46,8 +46,10 @@ HDD_THREADS_BECAUSE = (
     "with aio threads every send, even of a cached file, queues in the pool FIFO, so a pool "
     "must hold its worker's cold reads on the disk (bench, warm inodes: hot p99 4.5 s at 16, "
     "146 ms at 64 a worker); beyond the budget reads only queue in the kernel, where open() on "
-    "the event loop waits behind them for the inode (bench, cold inodes, 256 MiB: 64 a worker "
-    "0.2-0.6x the hot req/s of 16)"
+    "the event loop waits behind them for the inode (bench, 3 disks, 256 MiB, cold inodes: 64 a "
+    "worker 0.34x the article's hot req/s, 16 1.14x; 1 GiB, warm inodes: 31 a worker 3.0x); "
+    "at least 16 because nginx spreads connections unevenly over workers (12 workers at 8 a "
+    "worker: hot p99 12x the article's, at 16: 0.88x)"
 )
 # nginx does not spread connections evenly over workers (accept_mutex off: whoever wakes first
 # accepts), so one worker may hold many times its 1/workers share of a disk's cold transfers: its
