@@ -229,12 +229,15 @@ def _is_ip(text: str) -> str:
         raise ValueError(
             f"{text!r} is not an IP address (write e.g. 0.0.0.0, 127.0.0.1, ::)"
         ) from err
-    # A scope id (fe80::1%eth0) or a non-canonical spelling would reach nginx.conf as written.
-    if str(address) != text:
+    # A scope id (fe80::1%eth0, which ipaddress keeps verbatim, ; and } included) or a
+    # non-canonical spelling would reach nginx.conf as written.
+    if getattr(address, "scope_id", None) is not None:
         raise ValueError(
-            f"{text!r} is not an IP address as nginx reads it: write {str(address).split('%')[0]!r}"
-            + (" without the %scope" if "%" in text else "")
+            f"{text!r}: nginx takes no %scope in an address: write "
+            f"{str(address).split('%')[0]!r} without it"
         )
+    if str(address) != text:
+        raise ValueError(f"{text!r} is not written the way nginx prints it: write {str(address)!r}")
     return text
 
 
