@@ -38,15 +38,24 @@ NOT_HOST = (
         (f"{'a' * 64}.example.net:80", f"'{'a' * 64}.example.net' {NOT_HOST}"),
         ("origin.example.net:0", "port 0 is out of range 1..65535"),
         ("origin.example.net:65536", "port 65536 is out of range 1..65535"),
-        ("[fe80::1%eth0]:80", "'fe80::1%eth0': nginx takes no %scope in an address: write "
-         "'fe80::1' without it"),
+        (
+            "[fe80::1%eth0]:80",
+            "'fe80::1%eth0': nginx takes no %scope in an address: write 'fe80::1' without it",
+        ),
         ("[10.0.0.1]:80", "'[10.0.0.1]': brackets are for IPv6 only, write an IPv4 address bare"),
-        ("[2001:DB8::1]:80", "'2001:DB8::1' is not written the way nginx prints it: write "
-         "'2001:db8::1'"),
-        ("origin.example.net", "'origin.example.net' is not host:port (write e.g. "
-         "origin-a.example.net:8080 or [2001:db8::1]:80)"),
-        ("::1:80", "'::1:80' is not host:port (write e.g. origin-a.example.net:8080 or "
-         "[2001:db8::1]:80)"),
+        (
+            "[2001:DB8::1]:80",
+            "'2001:DB8::1' is not written the way nginx prints it: write '2001:db8::1'",
+        ),
+        (
+            "origin.example.net",
+            "'origin.example.net' is not host:port (write e.g. "
+            "origin-a.example.net:8080 or [2001:db8::1]:80)",
+        ),
+        (
+            "::1:80",
+            "'::1:80' is not host:port (write e.g. origin-a.example.net:8080 or [2001:db8::1]:80)",
+        ),
     ],
 )
 def test_upstream_hosts_are_checked_here_not_by_the_offline_check(
@@ -71,18 +80,26 @@ def test_good_upstreams_pass(good: str) -> None:
             "'::' without it",
         ),
         ("::1%lo", "'::1%lo': nginx takes no %scope in an address: write '::1' without it"),
-        ("0:0:0:0:0:0:0:1", "'0:0:0:0:0:0:0:1' is not written the way nginx prints it: write '::1'"),
+        (
+            "0:0:0:0:0:0:0:1",
+            "'0:0:0:0:0:0:0:1' is not written the way nginx prints it: write '::1'",
+        ),
     ],
 )
 def test_listen_and_status_addresses_are_canonical_without_scope(
     section: str, address: str, message: str
 ) -> None:
-    assert _error(spec(**{section: {"address": address}})) == f"s.yaml: {section}.address: {message}"
+    assert (
+        _error(spec(**{section: {"address": address}})) == f"s.yaml: {section}.address: {message}"
+    )
 
 
 def test_a_host_name_origin_with_a_resolver_must_be_the_only_upstream() -> None:
     data = spec(
-        workload={"upstreams": ["192.0.2.1:80", "origin.example.net:80"], "resolver": ["192.0.2.53"]}
+        workload={
+            "upstreams": ["192.0.2.1:80", "origin.example.net:80"],
+            "resolver": ["192.0.2.53"],
+        }
     )
     assert _error(data) == (
         "s.yaml: workload.upstreams.1: with a resolver, a host name must be the only upstream: "

@@ -90,6 +90,8 @@ def test_the_rejection_shows_a_hostile_spec_name_escaped(
     data["tuning"] = {"user": "tpgen-no-such-user"}
     path = tmp_path / name
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    result = check_plan(make_plan(spec_from_mapping(data, str(path)), str(path)), nginx=nginx_binary)
+    result = check_plan(
+        make_plan(spec_from_mapping(data, str(path)), str(path)), nginx=nginx_binary
+    )
     assert not result.ok
     assert f"(from {tmp_path}/spec\\n}} user root; {{.yaml) line 4: user" in result.output

@@ -59,10 +59,12 @@ def test_gixy_does_report_what_the_fixes_removed(tmp_path: Path) -> None:
     assert [f["plugin"] for f in _findings(conf)] == ["hash_without_default"]
     text = (CASES / "cache-3hdd" / "nginx.conf").read_text()
     conf.write_text(
-        text.replace("set $tpgen_origin origin.example.net:8080;", "").replace(
+        text.replace("set $tpgen_origin origin.example.net:8080;", "")
+        .replace(
             "proxy_pass http://$tpgen_origin;",
             "proxy_pass http://tpgen_origin;",
-        ).replace(
+        )
+        .replace(
             "    resolver 192.0.2.53 [2001:db8::53];",
             "    upstream tpgen_origin { server origin.example.net:8080; }",
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 import os
 import re
@@ -76,7 +77,13 @@ def _disks(kind: str) -> list[dict[str, Any]]:
     return [
         {**DISK, "name": "d1", "mount": f"/srv/{kind}/d1"},
         {**DISK, "name": "d2", "device": "/dev/sdc", "mount": f"/srv/{kind}/d2"},
-        {**DISK, "name": "d3", "device": "/dev/sdd", "mount": f"/srv/{kind}/d3", "state": "draining"},
+        {
+            **DISK,
+            "name": "d3",
+            "device": "/dev/sdd",
+            "mount": f"/srv/{kind}/d3",
+            "state": "draining",
+        },
     ]
 
 
@@ -172,7 +179,7 @@ def test_the_schema_walk_finds_the_string_fields() -> None:
 
 
 def _set(data: Any, path: FieldPath, value: Any) -> None:
-    for part, after in zip(path[:-1], path[1:], strict=True):
+    for part, after in itertools.pairwise(path):
         if isinstance(part, str):
             data = data.setdefault(part, [] if isinstance(after, int) else {})
         else:
@@ -319,13 +326,13 @@ def test_the_cli_refuses_hostile_text_with_file_line_and_field(
 HOSTILE_NAMES = [
     "spec\nuser root;\n.yaml",
     "a;b{c}d.yaml",
-    'q"\'$#\\ %].yaml',
+    "q\"'$#\\ %].yaml",
     "x\u2028y\u0085z\r.yaml",
     "\x07bell\x1b[31m.yaml",
 ]
 
 
-@pytest.mark.parametrize("name", HOSTILE_NAMES + [os.fsdecode(b"undecodable-\xff\xfe.yaml")])
+@pytest.mark.parametrize("name", [*HOSTILE_NAMES, os.fsdecode(b"undecodable-\xff\xfe.yaml")])
 def test_a_hostile_spec_file_name_stays_inside_the_header_comment(
     name: str, benign_trees: dict[str, list[Any]], tmp_path: Path
 ) -> None:

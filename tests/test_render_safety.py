@@ -120,7 +120,6 @@ def test_a_hand_built_plan_with_hostile_strings_is_refused_or_inert(
     data = PLANS[kind]
     data["disks"][1]["state"] = "draining"
     plan: Plan = make_plan(spec_from_mapping(data, "p.yaml"), "p.yaml")
-    benign = _tree(render_config(plan), tmp_path)
     slots = list(_string_slots(plan))
     assert ("source",) in slots and ("disks", 0, "dir") in slots
     refused = 0
