@@ -424,9 +424,10 @@ def _resolver(address: str) -> str:
     return f"[{address}]" if ipaddress.ip_address(address).version == 6 else address
 
 
-def _origin_name(upstreams: list[str]) -> Decision[str] | None:
-    """A host-name origin goes through a variable, so nginx resolves it per request."""
-    if len(upstreams) != 1 or _is_ip(upstreams[0].rpartition(":")[0]):
+def _origin_name(upstreams: list[str], resolver: list[str]) -> Decision[str] | None:
+    """With a resolver, a host-name origin goes through a variable: nginx resolves it while it
+    runs. Without one, names stay in the upstream group, resolved at start (docs/spec.md)."""
+    if not resolver or len(upstreams) != 1 or _is_ip(upstreams[0].rpartition(":")[0]):
         return None
     return Decision(
         upstreams[0],
@@ -596,7 +597,7 @@ def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
         split=split_table(owners),
         split_key=split_key,
         upstreams=tuple(_upstream(u) for u in spec.workload.upstreams),
-        origin_name=_origin_name(spec.workload.upstreams),
+        origin_name=_origin_name(spec.workload.upstreams, spec.workload.resolver),
         resolver=tuple(_resolver(a) for a in spec.workload.resolver),
         directio=directio,
         directio_alignment=alignment,
@@ -631,6 +632,13 @@ def rebased(plan: Plan, prefix: str) -> Plan:
         for d in plan.disks
     )
     notes = [*plan.notes, f"paths moved under {prefix} for the offline check"]
+    # nginx -t resolves the names of an upstream group; the controller may not resolve the
+    # node's names. Their syntax is checked by the model, so the swap hides no bad address.
+    upstreams = tuple(
+        u if _is_ip(u.host) else Upstream("127.0.0.1", u.port) for u in plan.upstreams
+    )
+    if upstreams != plan.upstreams and plan.origin_name is None:
+        notes.append("upstream host names replaced by 127.0.0.1 for the offline check")
     if any(d.cache for d in disks):
         notes.append(
             f"keys zones shrunk to {CHECK_KEYS_ZONE_MB} MB each for the offline check: "
@@ -642,6 +650,7 @@ def rebased(plan: Plan, prefix: str) -> Plan:
         error_log=move(plan.error_log),
         access_log=move(plan.access_log),
         disks=disks,
+        upstreams=upstreams,
         notes=tuple(notes),
     )
 
