@@ -119,8 +119,7 @@ def test_a_resolver_without_a_host_name_origin_is_refused() -> None:
 def test_resolver_is_a_cache_setting() -> None:
     data = spec("origin", workload={"resolver": ["192.0.2.53"]})
     assert _error(data) == (
-        "s.yaml: workload.resolver: has no effect on an origin node (only cache uses it): "
-        "remove it"
+        "s.yaml: workload.resolver: has no effect on an origin node (only cache uses it): remove it"
     )
 
 
