@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from tpgen.loader import load_spec_file
+from tpgen.loader import load_spec_file, spec_from_mapping
 from tpgen.plan import make_plan
 from tpgen.render import render_config
 
 from .conftest import CASES, ROOT
+from .specs import disk, spec
 
 GOLDENS = sorted(CASES.glob("*/nginx.conf"))
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
@@ -70,3 +71,16 @@ def test_gixy_does_report_what_the_fixes_removed(tmp_path: Path) -> None:
         )
     )
     assert [f["plugin"] for f in _findings(conf)] == ["missing_resolver"]
+
+
+def test_a_split_in_regions_has_no_medium_or_high_gixy_finding(tmp_path: Path) -> None:
+    # Past 64 parts the bucket map gets a region map: the goldens are too small to show it.
+    data = spec("vod", 1, tuning={"buckets": 10000})
+    data["disks"] = [
+        disk(i, device=f"/dev/disk{i}", mount=f"/srv/vod/d{i}", size="1TB") for i in range(1, 81)
+    ]
+    text = render_config(make_plan(spec_from_mapping(data, "r.yaml"), "r.yaml"))
+    assert 'map $tpgen_region $tpgen_disk {\n        default "";' in text
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(text)
+    assert _findings(conf) == []
