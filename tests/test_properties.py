@@ -53,6 +53,10 @@ def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
                 unique=True,
             )
         )
+        if workload["upstreams"] == ["o1.example.net:80"] and draw(st.booleans()):
+            workload["resolver"] = draw(
+                st.lists(st.sampled_from(["192.0.2.53", "2001:db8::53"]), min_size=1, unique=True)
+            )
         workload["avg_object_size"] = draw(st.sampled_from(["1MiB", "4MiB", "16MiB"]))
     data: dict[str, Any] = {
         "node": {

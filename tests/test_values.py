@@ -500,6 +500,7 @@ SAMPLES: dict[tuple[str | int, ...], object] = {
     ("workload", "upstreams"): ["o.example.net:80"],
     ("workload", "cache_key"): "$host$uri",
     ("workload", "inactive"): "1d",
+    ("workload", "resolver"): ["192.0.2.53"],
     ("tuning", "user"): "nginx",
     ("tuning", "worker_processes"): 2,
     ("tuning", "worker_connections"): 1024,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from tpgen.errors import NginxUnavailable
 from tpgen.plan import Plan, rebased
-from tpgen.render import render_config
+from tpgen.render import nginx_literal, render_config
 
 NGINX_ENV = "TPGEN_NGINX"
 
@@ -76,9 +77,23 @@ def check_plan(plan: Plan, *, nginx: str | None = None) -> CheckResult:
         conf = prefix / "nginx.conf"
         conf.write_text(render_config(moved), encoding="utf-8")
         result = _run_test(binary, conf, prefix)
-        # Keep nginx's messages readable: show the node's paths, not the throwaway ones.
-        output = result.output.replace(str(prefix / "root"), "").replace(str(conf), plan.source)
+        output = _readable(result.output, conf, prefix / "root", plan)
         return CheckResult(result.ok, output, binary)
+
+
+def _readable(output: str, conf: Path, root: Path, plan: Plan) -> str:
+    """nginx's messages with the node's paths, and its line numbers named as lines of the
+    rendered config (the rebased text has the same lines), never as lines of the spec."""
+    lines = render_config(plan).splitlines()
+    label = f"rendered config (from {nginx_literal(plan.source, 'comment')})"
+
+    def line(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        text = lines[number - 1].strip() if 0 < number <= len(lines) else ""
+        return f"{label} line {number}: {text}" if text else f"{label} line {number}"
+
+    output = re.sub(re.escape(str(conf)) + r":(\d+)", line, output)
+    return output.replace(str(conf), label).replace(str(root), "")
 
 
 def check_config_text(text: str, *, nginx: str | None = None) -> CheckResult:

@@ -43,8 +43,9 @@ def _plan(spec_path: str) -> Plan:
     document = read_spec_document(spec_path)
     spec = spec_from_mapping(document.data, spec_path, document.lines)
     try:
-        # The label goes into the config's header: one printable line, whatever the file name.
-        return make_plan(spec, printable(spec_path))
+        # The raw path: the renderer's one escaping rule (nginx_literal "comment") makes it
+        # one printable line in the header; escaping here too would double the backslashes.
+        return make_plan(spec, spec_path)
     except SpecError as err:
         raise with_lines(err, spec_path, document.lines) from None
 

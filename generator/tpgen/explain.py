@@ -45,6 +45,16 @@ def explain_rows(plan: Plan) -> list[Row]:
         )
     if plan.keys_zone_budget_mb:
         rows.append(_row("keys_zone RAM budget (MB)", plan.keys_zone_budget_mb))
+    if plan.origin_name:
+        rows.append(_row("proxy_pass (resolved per request)", plan.origin_name))
+    elif plan.upstreams:
+        rows.append(
+            (
+                "upstream tpgen_origin",
+                ", ".join(f"{u.host}:{u.port}" for u in plan.upstreams),
+                "IP addresses: one group with a keepalive pool; no DNS involved",
+            )
+        )
     for disk in plan.disks:
         label = f"disk {disk.name}"
         rows.append(

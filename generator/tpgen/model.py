@@ -224,23 +224,53 @@ def _cache_key(key: str) -> str:
 
 def _is_ip(text: str) -> str:
     try:
-        ipaddress.ip_address(text)
+        address = ipaddress.ip_address(text)
     except ValueError as err:
         raise ValueError(
             f"{text!r} is not an IP address (write e.g. 0.0.0.0, 127.0.0.1, ::)"
         ) from err
+    # A scope id (fe80::1%eth0, which ipaddress keeps verbatim, ; and } included) or a
+    # non-canonical spelling would reach nginx.conf as written.
+    if getattr(address, "scope_id", None) is not None:
+        raise ValueError(
+            f"{text!r}: nginx takes no %scope in an address: write "
+            f"{str(address).split('%')[0]!r} without it"
+        )
+    if str(address) != text:
+        raise ValueError(f"{text!r} is not written the way nginx prints it: write {str(address)!r}")
     return text
 
 
+def _host(host: str) -> str:
+    """RFC 1123 host name or dotted IPv4; a name made only of digits and dots is an address."""
+    if re.fullmatch(r"[0-9.]+", host):
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            raise ValueError(
+                f"{host!r} is not an IPv4 address: four numbers 0..255 without leading zeros"
+            ) from None
+        return host
+    if len(host) > 253 or not host.isascii() or not re.fullmatch(HOSTNAME_RE, host.lower()):
+        raise ValueError(
+            f"{host!r} is not a valid host name: dot-separated labels of letters, digits "
+            "and inner hyphens, each at most 63 characters, 253 in all"
+        )
+    return host
+
+
 def _upstream(text: str) -> str:
-    match = re.fullmatch(r"(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})", text)
+    match = re.fullmatch(r"(\[[^\]]*\]|[^:\[\]]+):([0-9]{1,5})", text)
     if not match:
-        raise ValueError(f"{text!r} is not host:port (write e.g. origin-a.example.net:8080)")
+        raise ValueError(
+            f"{text!r} is not host:port (write e.g. origin-a.example.net:8080 or [2001:db8::1]:80)"
+        )
     host, port = match.groups()
     if host.startswith("["):
-        _is_ip(host[1:-1])
-    elif not re.fullmatch(HOSTNAME_RE, host.lower()):
-        raise ValueError(f"{host!r} is not a valid host name")
+        if ipaddress.ip_address(_is_ip(host[1:-1])).version != 6:
+            raise ValueError(f"{host!r}: brackets are for IPv6 only, write an IPv4 address bare")
+    else:
+        _host(host)
     if not 1 <= int(port) <= 65535:
         raise ValueError(f"port {port} is out of range 1..65535")
     return text
@@ -308,6 +338,11 @@ class Workload(Strict):
         ]
         | None
     ) = Field(default=None, description="evict cached objects not used for this long: 1m … 365d")
+    resolver: Annotated[list[IpAddress], Field(max_length=8)] = Field(
+        default_factory=list,
+        description="DNS servers (IP addresses) nginx asks for a host-name upstream at run "
+        "time, so it follows the name's records (cache workload only)",
+    )
 
 
 class Listen(Strict):

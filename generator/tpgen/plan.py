@@ -72,6 +72,11 @@ DEFAULT_INACTIVE = "7d"
 NGINX_USER = "www-data"
 RUN_DIR = "/run"
 LOG_DIR = "/var/log/nginx"
+# The root map's default: split_clients always names a disk, so only a bug reaches it; a root
+# that does not exist answers 404 and logs the path, where a real disk would serve silently.
+UNMAPPED_ROOT = "/nonexistent/tpgen-unmapped-disk"
+# The offline check reserves no RAM for the keys zones: nginx -t maps every zone at its size.
+CHECK_KEYS_ZONE_MB = 1
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,9 @@ class Plan:
     open_file_cache_max: Decision[int] | None
     keys_zone_budget_mb: Decision[int] | None
     notes: tuple[str, ...] = field(default=())
+    origin_name: Decision[str] | None = None
+    resolver: tuple[str, ...] = ()
+    unmapped_root: str = UNMAPPED_ROOT
 
     @property
     def pooled_disks(self) -> tuple[DiskPlan, ...]:
@@ -426,6 +434,22 @@ def _upstream(text: str) -> Upstream:
     return Upstream(host, int(port))
 
 
+def _resolver(address: str) -> str:
+    return f"[{address}]" if ipaddress.ip_address(address).version == 6 else address
+
+
+def _origin_name(upstreams: list[str], resolver: list[str]) -> Decision[str] | None:
+    """With a resolver, a host-name origin goes through a variable: nginx resolves it while it
+    runs. Without one, names stay in the upstream group, resolved at start (docs/spec.md)."""
+    if not resolver or len(upstreams) != 1 or _is_ip(upstreams[0].rpartition(":")[0]):
+        return None
+    return Decision(
+        upstreams[0],
+        "a host name in an upstream block is resolved once, at start; through a variable "
+        "and workload.resolver nginx follows the name's DNS records (their TTL) while it runs",
+    )
+
+
 def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
     """Apply every rule of DESIGN §4 to a validated spec."""
     tuning = spec.tuning
@@ -587,6 +611,8 @@ def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
         split=split_table(owners),
         split_key=split_key,
         upstreams=tuple(_upstream(u) for u in spec.workload.upstreams),
+        origin_name=_origin_name(spec.workload.upstreams, spec.workload.resolver),
+        resolver=tuple(_resolver(a) for a in spec.workload.resolver),
         directio=directio,
         directio_alignment=alignment,
         output_buffers=output_buffers,
@@ -596,24 +622,42 @@ def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
 
 
 def rebased(plan: Plan, prefix: str) -> Plan:
-    """The same plan with every filesystem path under ``prefix`` and upstreams on loopback,
-    so that any machine with nginx can run ``nginx -t`` on it."""
+    """The same plan with every filesystem path under ``prefix`` and every keys zone at 1 MB,
+    so that any machine with nginx can run ``nginx -t`` on it: the node's disks and RAM are
+    not needed. The rendered text keeps the same lines and directives."""
 
     def move(path: str) -> str:
         return prefix.rstrip("/") + path
+
+    def zone(cache: CacheZone) -> CacheZone:
+        return replace(
+            cache,
+            path=move(cache.path),
+            keys_zone_mb=replace(cache.keys_zone_mb, value=CHECK_KEYS_ZONE_MB),
+        )
 
     disks = tuple(
         replace(
             d,
             mount=move(d.mount),
             dir=move(d.dir),
-            cache=replace(d.cache, path=move(d.cache.path)) if d.cache else None,
+            cache=zone(d.cache) if d.cache else None,
         )
         for d in plan.disks
     )
+    notes = [*plan.notes, f"paths moved under {prefix} for the offline check"]
+    # nginx -t resolves the names of an upstream group; the controller may not resolve the
+    # node's names. Their syntax is checked by the model, so the swap hides no bad address.
     upstreams = tuple(
-        Upstream(u.host if _is_ip(u.host) else "127.0.0.1", u.port) for u in plan.upstreams
+        u if _is_ip(u.host) else Upstream("127.0.0.1", u.port) for u in plan.upstreams
     )
+    if upstreams != plan.upstreams and plan.origin_name is None:
+        notes.append("upstream host names replaced by 127.0.0.1 for the offline check")
+    if any(d.cache for d in disks):
+        notes.append(
+            f"keys zones shrunk to {CHECK_KEYS_ZONE_MB} MB each for the offline check: "
+            "nginx -t maps every zone, and the node's RAM is not the checking machine's"
+        )
     return replace(
         plan,
         pid_path=move(plan.pid_path),
@@ -621,7 +665,7 @@ def rebased(plan: Plan, prefix: str) -> Plan:
         access_log=move(plan.access_log),
         disks=disks,
         upstreams=upstreams,
-        notes=(*plan.notes, "upstream host names replaced by 127.0.0.1 for the offline check"),
+        notes=tuple(notes),
     )
 
 

@@ -1,11 +1,102 @@
-"""Plan → nginx.conf text. Pure: the templates lay out what the plan decided."""
+"""Plan → nginx.conf text. Pure: the templates lay out what the plan decided.
+
+Every value reaches the text through ``nginx_literal``: a token nginx's tokenizer reads as one
+argument (strict allow-list per kind), or a comment that cannot end early. The environment's
+``finalize`` refuses any other string, so a template line that forgets the filter fails at
+render time instead of writing what a plugin or a spec put in a Plan.
+"""
 
 from __future__ import annotations
+
+import re
+from typing import Literal
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from tpgen.plan import Plan
 from tpgen.units import nginx_size
+
+Kind = Literal["name", "path", "address", "key", "number", "duration", "levels", "comment"]
+
+# What each kind may hold. None of them holds whitespace, ; { } # quotes or backslash, so a
+# token is one argument wherever the template puts it; only ``key`` holds $ (variables).
+_ALLOWED: dict[str, re.Pattern[str]] = {
+    "name": re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}"),
+    "path": re.compile(r"(/[A-Za-z0-9_.+:-]+)+|/"),
+    "address": re.compile(r"(\[[0-9a-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?"),
+    "key": re.compile(r"(\$[A-Za-z_][A-Za-z0-9_]*|[A-Za-z0-9/:._-])+"),
+    "number": re.compile(r"[0-9]+(\.[0-9]+)?[A-Za-z%]{0,2}"),
+    "duration": re.compile(r"([0-9]+[A-Za-z]{0,2})+"),
+    "levels": re.compile(r"[12](:[12]){0,2}"),
+}
+_WHAT = {
+    "name": "letters, digits and _ . - (a name)",
+    "path": "an absolute path of letters, digits and _ . + : -",
+    "address": "an address: host, IPv4 or [IPv6], then an optional :port",
+    "key": "$variables and letters, digits and / : . _ -",
+    "number": "a number with an optional unit",
+    "duration": "an nginx duration like 7d or 1h30m",
+    "levels": "cache levels like 1:2",
+}
+_MAX = 4096
+
+
+class UnsafeValue(ValueError):
+    """A Plan value that cannot be written into nginx.conf as the token its place needs."""
+
+
+class Token(str):
+    """Text that passed ``nginx_literal``: the only strings the templates may print."""
+
+    __slots__ = ()
+
+
+def _comment(value: str) -> str:
+    # Printable ASCII stays; everything else (newlines, NUL, U+2028, undecodable bytes that
+    # Python carries as surrogates) is shown as a Python escape, so the comment stays one line.
+    out = []
+    for ch in value[:_MAX]:
+        if ch == "\\":
+            out.append("\\\\")
+        elif " " <= ch <= "~":
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def nginx_literal(value: object, kind: Kind) -> Token:
+    """``value`` as one safe nginx token of ``kind``, or raise UnsafeValue.
+
+    ``comment`` never refuses: it escapes, so any file name can be shown in the header.
+    """
+    if kind == "comment":
+        return Token(_comment(str(value)))
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise UnsafeValue(f"{value!r} is a {type(value).__name__}, not a {kind}")
+    text = str(value)
+    pattern = _ALLOWED[kind]
+    if len(text) > _MAX or not pattern.fullmatch(text) or (kind == "path" and ".." in text):
+        raise UnsafeValue(
+            f"{text!r} cannot be written into nginx.conf as a {kind}: it must be {_WHAT[kind]}"
+        )
+    return Token(text)
+
+
+def _finalize(value: object) -> object:
+    if isinstance(value, Token | _Layout) or (
+        isinstance(value, int | float) and not isinstance(value, bool)
+    ):
+        return value
+    raise UnsafeValue(
+        f"the template prints {value!r} without nginx_literal: every value needs a kind"
+    )
+
+
+class _Layout(str):
+    """Text the template itself produced (a macro's output), already made of tokens."""
+
+    __slots__ = ()
 
 
 def _environment() -> Environment:
@@ -16,8 +107,11 @@ def _environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
+        finalize=_finalize,
     )
-    env.filters["nginx_size"] = nginx_size
+    env.filters["nginx_literal"] = nginx_literal
+    env.filters["nginx_size"] = lambda num: nginx_literal(nginx_size(num), "number")
+    env.filters["layout"] = _Layout
     return env
 
 
@@ -25,5 +119,8 @@ _ENV = _environment()
 
 
 def render_config(plan: Plan) -> str:
-    """The complete nginx.conf for a plan; the same plan always gives the same bytes."""
+    """The complete nginx.conf for a plan; the same plan always gives the same bytes.
+
+    Raises UnsafeValue when a value (from a hand-built Plan) is not a safe token.
+    """
     return _ENV.get_template("nginx.conf.j2").render(plan=plan)

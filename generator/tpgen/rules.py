@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ SCOPES: dict[Path, Scope] = {
     ("workload", "upstreams"): Scope(("cache",)),
     ("workload", "cache_key"): Scope(("cache",)),
     ("workload", "inactive"): Scope(("cache",)),
+    ("workload", "resolver"): Scope(("cache",)),
     ("tuning", "user"): Scope(),
     ("tuning", "worker_processes"): Scope(),
     ("tuning", "worker_connections"): Scope(),
@@ -103,6 +105,35 @@ def _nested_mounts(spec: NodeSpec) -> Iterator[Problem]:
             yield problem(("disks", index, "mount"), "a cache disk cannot be mounted at /")
 
 
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+def _origin_names(spec: NodeSpec) -> Iterator[Problem]:
+    """A resolver makes nginx follow a host name's DNS, which nginx 1.22 does for one proxied
+    name only (not for the names inside an upstream group)."""
+    upstreams = spec.workload.upstreams
+    if not spec.workload.resolver or not upstreams:
+        return
+    names = [i for i, u in enumerate(upstreams) if not _is_ip(u.rpartition(":")[0])]
+    if not names:
+        yield problem(
+            ("workload", "resolver"),
+            "no upstream is a host name: remove resolver (IP upstreams need no DNS)",
+        )
+    elif len(upstreams) > 1:
+        yield problem(
+            ("workload", "upstreams", names[0]),
+            "with a resolver, a host name must be the only upstream: nginx re-resolves one "
+            "proxied name, not the names of an upstream group; put the origins behind one "
+            "name with several addresses, or list them as IP addresses without resolver",
+        )
+
+
 def semantic_problems(spec: NodeSpec) -> list[Problem]:
     """Every cross-field problem of a spec that passed field validation."""
     problems: list[Problem] = []
@@ -122,6 +153,8 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
             )
         )
     problems.extend(_workload_scope_problems(spec))
+    if workload.type == "cache":
+        problems.extend(_origin_names(spec))
     if spec.listen.port == spec.status.port and spec.listen.address in {
         spec.status.address,
         "0.0.0.0",

@@ -1,0 +1,131 @@
+"""Addresses are checked by tpgen itself: the offline check cannot see an upstream it never
+resolves, and nginx would read a scope id or a bracket as part of the config."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from tpgen.errors import SpecError
+from tpgen.loader import spec_from_mapping
+
+from .specs import spec
+
+
+def _error(data: dict[str, Any]) -> str:
+    with pytest.raises(SpecError) as caught:
+        spec_from_mapping(data, "s.yaml")
+    return str(caught.value)
+
+
+NOT_IPV4 = "is not an IPv4 address: four numbers 0..255 without leading zeros"
+NOT_HOST = (
+    "is not a valid host name: dot-separated labels of letters, digits and inner hyphens, "
+    "each at most 63 characters, 253 in all"
+)
+
+
+@pytest.mark.parametrize(
+    ("upstream", "message"),
+    [
+        ("999.999.999.999:80", f"'999.999.999.999' {NOT_IPV4}"),
+        ("10.0.0:80", f"'10.0.0' {NOT_IPV4}"),
+        ("010.0.0.1:80", f"'010.0.0.1' {NOT_IPV4}"),
+        ("-origin.example.net:80", f"'-origin.example.net' {NOT_HOST}"),
+        ("origin..example.net:80", f"'origin..example.net' {NOT_HOST}"),
+        ("origin_a.example.net:80", f"'origin_a.example.net' {NOT_HOST}"),
+        ("\u212aelvin.example.net:80", f"'\u212aelvin.example.net' {NOT_HOST}"),
+        (f"{'a' * 64}.example.net:80", f"'{'a' * 64}.example.net' {NOT_HOST}"),
+        ("origin.example.net:0", "port 0 is out of range 1..65535"),
+        ("origin.example.net:65536", "port 65536 is out of range 1..65535"),
+        (
+            "[fe80::1%eth0]:80",
+            "'fe80::1%eth0': nginx takes no %scope in an address: write 'fe80::1' without it",
+        ),
+        ("[10.0.0.1]:80", "'[10.0.0.1]': brackets are for IPv6 only, write an IPv4 address bare"),
+        (
+            "[2001:DB8::1]:80",
+            "'2001:DB8::1' is not written the way nginx prints it: write '2001:db8::1'",
+        ),
+        (
+            "origin.example.net",
+            "'origin.example.net' is not host:port (write e.g. "
+            "origin-a.example.net:8080 or [2001:db8::1]:80)",
+        ),
+        (
+            "::1:80",
+            "'::1:80' is not host:port (write e.g. origin-a.example.net:8080 or [2001:db8::1]:80)",
+        ),
+    ],
+)
+def test_upstream_hosts_are_checked_here_not_by_the_offline_check(
+    upstream: str, message: str
+) -> None:
+    data = spec(workload={"upstreams": [upstream]})
+    assert _error(data) == f"s.yaml: workload.upstreams.0: {message}"
+
+
+@pytest.mark.parametrize("good", ["192.0.2.1:80", "[2001:db8::1]:8080", "Origin-A.example.net:1"])
+def test_good_upstreams_pass(good: str) -> None:
+    spec_from_mapping(spec(workload={"upstreams": [good]}), "s.yaml")
+
+
+@pytest.mark.parametrize("section", ["listen", "status"])
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [
+        (
+            "::%x]:80; } server { listen [::1",
+            "'::%x]:80; } server { listen [::1': nginx takes no %scope in an address: write "
+            "'::' without it",
+        ),
+        ("::1%lo", "'::1%lo': nginx takes no %scope in an address: write '::1' without it"),
+        (
+            "0:0:0:0:0:0:0:1",
+            "'0:0:0:0:0:0:0:1' is not written the way nginx prints it: write '::1'",
+        ),
+    ],
+)
+def test_listen_and_status_addresses_are_canonical_without_scope(
+    section: str, address: str, message: str
+) -> None:
+    assert (
+        _error(spec(**{section: {"address": address}})) == f"s.yaml: {section}.address: {message}"
+    )
+
+
+def test_a_host_name_origin_with_a_resolver_must_be_the_only_upstream() -> None:
+    data = spec(
+        workload={
+            "upstreams": ["192.0.2.1:80", "origin.example.net:80"],
+            "resolver": ["192.0.2.53"],
+        }
+    )
+    assert _error(data) == (
+        "s.yaml: workload.upstreams.1: with a resolver, a host name must be the only upstream: "
+        "nginx re-resolves one proxied name, not the names of an upstream group; put the origins "
+        "behind one name with several addresses, or list them as IP addresses without resolver"
+    )
+
+
+def test_a_resolver_without_a_host_name_origin_is_refused() -> None:
+    data = spec(workload={"upstreams": ["192.0.2.1:80"], "resolver": ["192.0.2.53"]})
+    assert _error(data) == (
+        "s.yaml: workload.resolver: no upstream is a host name: remove resolver "
+        "(IP upstreams need no DNS)"
+    )
+
+
+def test_resolver_is_a_cache_setting() -> None:
+    data = spec("origin", workload={"resolver": ["192.0.2.53"]})
+    assert _error(data) == (
+        "s.yaml: workload.resolver: has no effect on an origin node (only cache uses it): remove it"
+    )
+
+
+def test_resolver_addresses_are_ip_addresses() -> None:
+    data = spec(workload={"resolver": ["dns.example.net"]})
+    assert _error(data) == (
+        "s.yaml: workload.resolver.0: 'dns.example.net' is not an IP address (write e.g. "
+        "0.0.0.0, 127.0.0.1, ::)"
+    )

@@ -1,0 +1,97 @@
+"""The offline check: independent of the checking machine, and honest about whose line failed."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from tpgen.check import check_plan
+from tpgen.cli import main
+from tpgen.loader import spec_from_mapping
+from tpgen.plan import make_plan, rebased
+from tpgen.render import render_config
+
+from .specs import disk, spec
+
+# One zone alone larger than the RAM of any machine that runs these tests, yet inside the
+# node's own budget (20% of 512 GiB): 40 TB of 128 KiB objects is about 33 GiB of keys.
+HUGE_ZONE = {
+    **spec(
+        "cache",
+        node={"memory": "512GiB"},
+        workload={"upstreams": ["192.0.2.10:80"], "avg_object_size": "128KiB"},
+    ),
+    "disks": [disk(1, size="40TB"), disk(2, size="40TB")],
+}
+
+
+def _ram_bytes() -> int:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def test_keys_zones_larger_than_this_machine_still_pass_the_check(nginx_binary: str) -> None:
+    plan = make_plan(spec_from_mapping(HUGE_ZONE, "huge.yaml"), "huge.yaml")
+    zones = [d.cache.keys_zone_mb.value for d in plan.disks if d.cache]
+    assert min(zones) << 20 > _ram_bytes()  # each zone alone would fail nginx's mmap here
+    assert plan.keys_zone_budget_mb is not None and sum(zones) <= plan.keys_zone_budget_mb.value
+    result = check_plan(plan, nginx=nginx_binary)
+    assert result.ok, result.output
+
+
+def test_the_rebased_plan_keeps_the_text_and_says_what_it_changed() -> None:
+    plan = make_plan(spec_from_mapping(HUGE_ZONE, "huge.yaml"), "huge.yaml")
+    moved = rebased(plan, "/tmp/prefix")
+    original, checked = render_config(plan).splitlines(), render_config(moved).splitlines()
+    assert len(original) == len(checked)
+    changed = [(a, b) for a, b in zip(original, checked, strict=True) if a != b]
+    assert all(a.split()[0] == b.split()[0] for a, b in changed)
+    assert [line for _, line in changed if "keys_zone=" in line] == [
+        f"    proxy_cache_path /tmp/prefix/srv/cache/d{i}/cache levels=1:2 keys_zone=cache_d{i}:1m "
+        f"max_size=35156250000k min_free=381469m inactive=7d use_temp_path=off;"
+        for i in (1, 2)
+    ]
+    assert moved.notes[1] == (
+        "keys zones shrunk to 1 MB each for the offline check: nginx -t maps every zone, "
+        "and the node's RAM is not the checking machine's"
+    )
+
+
+def test_an_nginx_rejection_names_the_rendered_config_line_not_the_spec(
+    nginx_binary: str, tmp_path: Path
+) -> None:
+    data = spec("cache", 2, workload={"upstreams": ["192.0.2.10:80"]})
+    data["tuning"] = {"user": "tpgen-no-such-user"}  # valid for tpgen, unknown to this host
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        assert main(["render", str(path)]) == 1
+    lines = err.getvalue().splitlines()
+    assert lines[0] == f"{path}: nginx -t rejected the rendered config:"
+    assert lines[1].endswith(
+        'getpwnam("tpgen-no-such-user") failed in rendered config '
+        f"(from {path}) line 4: user tpgen-no-such-user;"
+    )
+    assert f"{path}:" not in "\n".join(lines[1:])
+    assert render_config(make_plan(spec_from_mapping(data, str(path)), str(path))).splitlines()[
+        3
+    ] == ("user tpgen-no-such-user;")
+
+
+@pytest.mark.parametrize("name", ["spec\n} user root; {.yaml"])
+def test_the_rejection_shows_a_hostile_spec_name_escaped(
+    nginx_binary: str, tmp_path: Path, name: str
+) -> None:
+    data = spec("cache", 1, workload={"upstreams": ["192.0.2.10:80"]})
+    data["tuning"] = {"user": "tpgen-no-such-user"}
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    result = check_plan(
+        make_plan(spec_from_mapping(data, str(path)), str(path)), nginx=nginx_binary
+    )
+    assert not result.ok
+    assert f"(from {tmp_path}/spec\\n}} user root; {{.yaml) line 4: user" in result.output
