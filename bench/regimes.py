@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench import armset
 from bench.load import LoadResult
-from bench.report import REFERENCES, by_arm, goals, medians
+from bench.report import REFERENCES, by_arm, fmt_number, goals, medians
 from bench.runner import Outcome, run_bench
 from bench.settings import REGIMES, DiskModel, Settings
 from bench.system import BenchError
@@ -128,14 +128,6 @@ def load_pair(pair_dir: Path) -> Combo:
     return Combo(regime, int(workers), settings, Outcome(results, [], "", False))
 
 
-def _fmt(value: float) -> str:
-    if value >= 100:
-        return f"{value:.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    return f"{value:.2f}"
-
-
 def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bool]:
     """The ratio table (medians within each pair) and the per-disk goals of every pair."""
     head = f"{'regime':<15}{'workers':>7}  {'ratio':<24}" + "".join(
@@ -154,7 +146,7 @@ def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bo
         for cand in (c for c in candidates if c in med):
             for ref in (r for r in REFERENCES if r in med and r != cand):
                 cells = [
-                    _fmt(med[cand][key] / med[ref][key]) if med[ref][key] else "inf"
+                    fmt_number(med[cand][key] / med[ref][key]) if med[ref][key] else "inf"
                     for key, _ in RATIO_COLUMNS
                 ]
                 lead = f"{combo.regime:<15}{combo.workers:>7}" if first else " " * 22

@@ -60,7 +60,7 @@ def medians(results: Sequence[TrialResult]) -> dict[str, dict[str, float]]:
     }
 
 
-def _fmt(value: float) -> str:
+def fmt_number(value: float) -> str:
     if value >= 100:
         return f"{value:.0f}"
     if value >= 10:
@@ -74,7 +74,7 @@ def _row(label: str, cells: Sequence[str]) -> str:
 
 def _ratio(num: float, den: float) -> str:
     if den:
-        return _fmt(num / den)
+        return fmt_number(num / den)
     return "inf" if num else "-"
 
 
@@ -83,7 +83,7 @@ def table(results: Sequence[TrialResult], candidates: Sequence[str] = ("tpgen",)
     med = medians(results)
     lines = [_row("arm (median)", [title for _, title, _ in COLUMNS])]
     for arm, values in med.items():
-        lines.append(_row(arm, [_fmt(values[key]) for key, _, _ in COLUMNS]))
+        lines.append(_row(arm, [fmt_number(values[key]) for key, _, _ in COLUMNS]))
     for num in candidates:
         for den in REFERENCES:
             if num in med and den in med:
@@ -96,7 +96,7 @@ def rounds_table(results: Sequence[TrialResult]) -> str:
     """Every trial, in the order it ran: shows the spread and the machine's noise."""
     lines = [_row("round arm", [*(title for _, title, _ in COLUMNS), "problems", "other CPU"])]
     for t in results:
-        cells = [_fmt(metric(t)) for _, _, metric in COLUMNS]
+        cells = [fmt_number(metric(t)) for _, _, metric in COLUMNS]
         errors = t.hot.errors + (t.cold.errors if t.cold else 0)
         extra = [str(len(t.problems) + errors), f"{t.other_cpu:.0%}"]
         lines.append(_row(f"{t.round:>3}   {t.arm}", [*cells, *extra]))

@@ -222,6 +222,15 @@ def _cache_key(key: str) -> str:
     return key
 
 
+def is_ip_host(host: str) -> bool:
+    """True for an IP literal, bracketed or not: the host needs no DNS."""
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
 def _is_ip(text: str) -> str:
     try:
         address = ipaddress.ip_address(text)

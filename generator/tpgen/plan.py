@@ -12,7 +12,7 @@ from typing import Generic, TypeVar
 
 from tpgen.buckets import SPLIT_STEPS, SplitTable, assign_buckets, split_table
 from tpgen.errors import Problem, SpecError, problem
-from tpgen.model import Disk, NodeSpec
+from tpgen.model import Disk, NodeSpec, is_ip_host
 from tpgen.rules import pool_scope_problems
 from tpgen.units import human_size, nginx_size
 
@@ -441,7 +441,7 @@ def _resolver(address: str) -> str:
 def _origin_name(upstreams: list[str], resolver: list[str]) -> Decision[str] | None:
     """With a resolver, a host-name origin goes through a variable: nginx resolves it while it
     runs. Without one, names stay in the upstream group, resolved at start (docs/spec.md)."""
-    if not resolver or len(upstreams) != 1 or _is_ip(upstreams[0].rpartition(":")[0]):
+    if not resolver or len(upstreams) != 1 or is_ip_host(upstreams[0].rpartition(":")[0]):
         return None
     return Decision(
         upstreams[0],
@@ -649,7 +649,7 @@ def rebased(plan: Plan, prefix: str) -> Plan:
     # nginx -t resolves the names of an upstream group; the controller may not resolve the
     # node's names. Their syntax is checked by the model, so the swap hides no bad address.
     upstreams = tuple(
-        u if _is_ip(u.host) else Upstream("127.0.0.1", u.port) for u in plan.upstreams
+        u if is_ip_host(u.host) else Upstream("127.0.0.1", u.port) for u in plan.upstreams
     )
     if upstreams != plan.upstreams and plan.origin_name is None:
         notes.append("upstream host names replaced by 127.0.0.1 for the offline check")
@@ -667,11 +667,3 @@ def rebased(plan: Plan, prefix: str) -> Plan:
         upstreams=upstreams,
         notes=tuple(notes),
     )
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return False
-    return True

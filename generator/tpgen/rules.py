@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tpgen.errors import Path, Problem, problem
-from tpgen.model import NodeSpec
+from tpgen.model import NodeSpec, is_ip_host
 
 WORKLOADS = ("cache", "origin", "vod")
 
@@ -105,21 +104,13 @@ def _nested_mounts(spec: NodeSpec) -> Iterator[Problem]:
             yield problem(("disks", index, "mount"), "a cache disk cannot be mounted at /")
 
 
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return False
-    return True
-
-
 def _origin_names(spec: NodeSpec) -> Iterator[Problem]:
     """A resolver makes nginx follow a host name's DNS, which nginx 1.22 does for one proxied
     name only (not for the names inside an upstream group)."""
     upstreams = spec.workload.upstreams
     if not spec.workload.resolver or not upstreams:
         return
-    names = [i for i, u in enumerate(upstreams) if not _is_ip(u.rpartition(":")[0])]
+    names = [i for i, u in enumerate(upstreams) if not is_ip_host(u.rpartition(":")[0])]
     if not names:
         yield problem(
             ("workload", "resolver"),
