@@ -96,7 +96,9 @@ def test_smoke_measures_every_regime_and_arm_and_cleans_up(tmp_path: Path) -> No
             if trial["arm"] != "stock":  # stock may block on the disk for the whole second
                 assert trial["hot"]["requests"] > 0, trial
             if trial["arm"] != "floor":
-                assert trial["cold"]["requests"] > 0, trial
+                # A cold 1 MiB file on a 4 MiB/s disk may not finish within the 1 s trial under
+                # load; bytes moved show that the arm served the cold load.
+                assert trial["cold"]["bytes"] > 0, trial
                 assert trial["disk_bytes"] > 0, trial
     summary = (tmp_path / "summary.txt").read_text()
     for regime, workers in (("baseline", 2), ("fast-disk", 2), ("cold-metadata", 6)):
