@@ -30,8 +30,8 @@ TITLES = {
 OBJECT = "object.bin"  # the origin's one file: every URI is answered with it
 
 _ORIGIN = """\
-# the cache bench's origin: every URI answered from tmpfs, cacheable for a day, at most
-# {rps} objects a second (excess requests wait)
+# the cache bench's origin: every URI answered from tmpfs, cacheable for a day; the fill load's
+# misses at most {rps} objects a second (excess requests wait)
 user www-data;
 worker_processes 1;
 pid {prefix}/nginx.pid;
@@ -54,8 +54,11 @@ http {{
         listen 127.0.0.1:{port};
         root {root};
         expires 1d;
-        limit_req zone=origin burst=100000;
         location / {{
+            try_files /{obj} =404;
+        }}
+        location /fill/ {{
+            limit_req zone=origin burst=100000;
             try_files /{obj} =404;
         }}
     }}
@@ -84,6 +87,9 @@ http {{
     access_log {prefix}/access.log;
     gzip on;
 
+    # Debian's build puts temp files in /var/lib/nginx/proxy, on the system disk; the same
+    # filesystem here (the host's), inside the arm's prefix so that no run touches the host's.
+    proxy_temp_path {prefix}/proxy_temp;
     proxy_cache_path {cache_dir} keys_zone=stock:10m;
 
     server {{

@@ -30,13 +30,14 @@ COLUMNS: list[tuple[str, str, Metric]] = [
     ("read_balance", "rd max÷mean", lambda t: _balance(t.disk_read_mbps())),
 ]
 
-# (key, label, higher is better, tolerance): disk reads sit at the throttle and the fill at the
-# origin's rate for both layouts, where a trial's own noise is ~3%.
+# (key, label, higher is better, tolerance): HITs are bound by the disks' throttle and the fill
+# by the origin's rate for both layouts, where a trial's own noise is ~3%. Disk MB/s is no goal:
+# reading the hot object again from a disk after the kernel evicted it also counts there.
 GOALS = [
     ("hot_rps", "hot req/s", True, 0.0),
     ("hot_p99_ms", "hot p99", False, 0.0),
     ("fill_mbps", "fill MB/s (capped by the origin)", True, 0.03),
-    ("read_mbps", "disk read MB/s (HITs from the disks)", True, 0.03),
+    ("warm_rps", "HIT req/s (objects read from the disks)", True, 0.03),
     ("hit_pct", "HIT ratio", True, 0.0),
 ]
 

@@ -118,6 +118,7 @@ def _tpgen(
     tuning: dict[str, str],
     workdir: Path,
     disks: Sequence[LoopDisk],
+    disk_size: int,
     ports: configs.Ports,
     settings: CacheSettings,
     prefix: Path,
@@ -126,7 +127,7 @@ def _tpgen(
     spec.write_text(
         configs.spec_text(
             disks,
-            settings.disk_size,
+            disk_size,
             cores=cpu_count(),
             memory=settings.nginx_memory,
             object_size=settings.object_size,
@@ -145,6 +146,7 @@ def _arm_conf(
     workdir: Path,
     out_dir: Path,
     disks: Sequence[LoopDisk],
+    disk_size: int,
     ports: configs.Ports,
 ) -> Arm:
     prefix = workdir / "arms" / name
@@ -153,13 +155,13 @@ def _arm_conf(
     if variant is not None and variant.template is not None:
         conf = substitute(variant.template.read_text(), values)
     elif variant is not None:
-        conf = _tpgen(name, variant.tuning, workdir, disks, ports, settings, prefix)
+        conf = _tpgen(name, variant.tuning, workdir, disks, disk_size, ports, settings, prefix)
     elif name == "stock":
         conf = configs.stock_conf(prefix, disks, ports)
     elif name == "article":
         conf = configs.article_conf(prefix, disks, ports, cpu_count())
     elif name == "tpgen":
-        conf = _tpgen(name, {}, workdir, disks, ports, settings, prefix)
+        conf = _tpgen(name, {}, workdir, disks, disk_size, ports, settings, prefix)
         shutil.copy(workdir / "spec-tpgen.yaml", out_dir / "spec-cache.yaml")
         (out_dir / "tpgen-cache.conf.template").write_text(_as_template(conf, values))
     else:
@@ -177,6 +179,7 @@ def _start_arms(
     workdir: Path,
     out_dir: Path,
     disks: Sequence[LoopDisk],
+    disk_size: int,
     free: Sequence[int],
     origin_port: int,
     janitor: Janitor,
@@ -189,7 +192,9 @@ def _start_arms(
     live = []
     for i, name in enumerate(names):
         ports = configs.Ports(free[2 * i], free[2 * i + 1], origin_port)
-        arm = _arm_conf(name, by_name.get(name), settings, workdir, out_dir, disks, ports)
+        arm = _arm_conf(
+            name, by_name.get(name), settings, workdir, out_dir, disks, disk_size, ports
+        )
         cgroup = limited_cgroup(f"{CGROUP_PREFIX}{run_id}-{name}", disks, settings)
         janitor.push(f"remove the cgroup of {name}", cgroup.destroy)
         nginx = Nginx(arm.conf, arm.prefix, ports.front, cgroup)
@@ -291,16 +296,15 @@ def _prepare(
     janitor: Janitor,
     log: Log,
 ) -> _Setup:
-    disks = [
-        make_disk(workdir, f"d{i + 1}", settings.disk_size, janitor) for i in range(settings.disks)
-    ]
+    disk_size = settings.disk_size(len(settings.arms) + len(variants))
+    disks = [make_disk(workdir, f"d{i + 1}", disk_size, janitor) for i in range(settings.disks)]
     log("disks: " + ", ".join(f"{d.name}={d.device} ({d.majmin})" for d in disks))
     origin_port, *free = free_ports(
         1 + 2 * (len(settings.arms) + len(variants)), settings.port_range
     )
     origin, origin_cgroup = _start_origin(workdir, run_id, settings, origin_port, janitor)
     live = _start_arms(
-        settings, variants, run_id, workdir, out_dir, disks, free, origin_port, janitor
+        settings, variants, run_id, workdir, out_dir, disks, disk_size, free, origin_port, janitor
     )
     log(
         f"origin on 127.0.0.1:{origin_port}; arms on "

@@ -39,11 +39,11 @@ class CacheSettings:
     wait_for_loaders: bool = True
     spare: int = 1024 * MiB  # per disk, beyond the warm sets: filled objects, ext4
 
-    @property
-    def disk_size(self) -> int:
-        """Room for every arm's copy of the warm set on one disk (stock puts all of its copy on
-        the first disk), the objects a trial fills, and ext4."""
-        return 2 * self.warm_objects * self.object_size + self.spare
+    def disk_size(self, arms: int) -> int:
+        """Room on the first disk for stock's whole copy of the warm set, the other arms' shares
+        (a third each on three disks, plus 10% for an uneven split), the filled objects, ext4."""
+        warm = self.warm_objects * self.object_size
+        return int(warm * (1 + (arms - 1) * 1.1 / self.disks)) + self.spare
 
 
 CACHE_FULL = CacheSettings()

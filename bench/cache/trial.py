@@ -118,7 +118,10 @@ def fetch(port: int, uris: Sequence[str], size: int, concurrency: int) -> None:
     shares = [list(uris[i::concurrency]) for i in range(concurrency)]
     with ThreadPoolExecutor(concurrency) as pool:
         for future in [pool.submit(worker, s) for s in shares if s]:
-            future.result()
+            try:
+                future.result()
+            except (OSError, http.client.HTTPException) as exc:
+                raise BenchError(f"127.0.0.1:{port}: {exc!r} (see the arm's error.log)") from exc
 
 
 def _writes(disk: LoopDisk) -> int:
@@ -235,6 +238,8 @@ def run_cache_trial(
     tag = f"r{round_no}-{live.arm.name}"
     drop_caches()
     before = store.scan(live.dirs)
+    for disk in disks:
+        store.warm_inode_tables(disk.device)
     _reset_memory_peak(live.cgroup)
     cpu = CpuMeter()
     ours_cpu = cpu_seconds(ours)
