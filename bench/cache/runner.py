@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -108,9 +109,13 @@ def _placeholders(workdir: Path, ports: configs.Ports, prefix: Path, arm: str) -
 
 
 def _as_template(conf: str, values: dict[str, str]) -> str:
+    """The arm's config with its paths and ports as placeholders; the arm's name only where it
+    names the cache directories (`$tpgen_disk` and the like stay)."""
+    arm = values["ARM"]
     for key, value in sorted(values.items(), key=lambda kv: -len(kv[1])):
-        conf = conf.replace(value, f"@{key}@")
-    return conf
+        if key != "ARM":
+            conf = conf.replace(value, f"@{key}@")
+    return re.sub(rf"(proxy_cache_path @MNT@/\w+/){arm}(\s)", r"\g<1>@ARM@\g<2>", conf)
 
 
 def _tpgen(
