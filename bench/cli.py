@@ -1,4 +1,5 @@
-"""Command line: `python -m bench run|smoke|balance|splitcost|check|cleanup`.
+"""Command line: `python -m bench run|smoke|balance|splitcost|check|cleanup` (`run|smoke
+--workload cache`: bench.cache).
 
 Exit codes: 0 done (run: every goal met), 1 run finished but a goal was missed, 2 the bench could
 not run (missing tool, not root, throttle not biting...), 130 interrupted (cleanup still ran).
@@ -69,6 +70,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="the full benchmark (needs root; minutes)")
+    run.add_argument(
+        "--workload",
+        choices=("origin", "cache"),
+        default="origin",
+        help="origin: files served from the disks; cache: a proxy cache on them (bench.cache)",
+    )
     run.add_argument("--rounds", type=int, help=f"rounds of interleaved arms ({FULL.rounds})")
     run.add_argument("--duration", type=float, help=f"seconds per load ({FULL.duration:g})")
     run.add_argument("--disks", type=int, help=f"emulated HDDs ({FULL.disks})")
@@ -119,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     smoke = sub.add_parser("smoke", help="a few seconds, one tiny disk: does the harness work?")
     smoke.add_argument("--out", type=Path, default=Path("bench-results/smoke"))
+    smoke.add_argument("--workload", choices=("origin", "cache"), default="origin")
     sub.add_parser("balance", help="the bucket map's balance and remap table (no root, seconds)")
     splitcost = sub.add_parser("splitcost", help="hot-path cost of split_clients (real nginx, wrk)")
     splitcost.add_argument("--rounds", type=int, default=7, help="interleaved rounds (7)")
@@ -209,6 +217,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             for shape in args.shape or SHAPES:
                 print(measure(*shape).line(), flush=True)
             return 0
+        if args.workload == "cache":
+            from bench.cache import cli as cache_cli
+
+            if args.command == "smoke":
+                return cache_cli.smoke(args.out, _log)
+            return cache_cli.run(args, _log)
         if args.command == "smoke":
             pairs = [
                 (name, count, smoke_regime(REGIMES[name], count))

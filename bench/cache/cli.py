@@ -1,0 +1,47 @@
+"""`python -m bench run|smoke --workload cache`: the options of `bench run` mapped onto the cache
+bench (bench.cli parses them; this module only turns them into a run)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.cache.runner import run_cache_bench
+from bench.cache.settings import CACHE_FULL, CACHE_SMOKE, with_overrides
+from bench.system import BenchError
+
+# `bench run` options that only mean something for the origin workload.
+_ORIGIN_ONLY = {
+    "files_per_disk": "--files-per-disk",
+    "cold_metadata": "--cold-metadata",
+    "regimes": "--regimes",
+    "workers": "--workers",
+}
+
+
+def run(args: argparse.Namespace, log: Callable[[str], None]) -> int:
+    """The full cache run; exit 0 when tpgen's arm is at least as good as the article's."""
+    given = [flag for key, flag in _ORIGIN_ONLY.items() if getattr(args, key, None)]
+    if given:
+        raise BenchError(f"{', '.join(given)}: only for --workload origin")
+    settings = with_overrides(
+        CACHE_FULL,
+        rounds=args.rounds,
+        duration=args.duration,
+        disks=args.disks,
+        arms=tuple(args.arms.split(",")) if args.arms else None,
+    )
+    outcome = run_cache_bench(
+        settings, args.out, variants=[*args.arm_file, *args.tuning_arm], log=log
+    )
+    print(outcome.report)
+    print(f"\nwritten to {args.out}/")
+    return 0 if outcome.goals_met else 1
+
+
+def smoke(out: Path, log: Callable[[str], None]) -> int:
+    """A few seconds on two tiny disks: does the cache harness work? (not a verdict)"""
+    outcome = run_cache_bench(CACHE_SMOKE, out, probe_seconds=1.0, log=log)
+    print(outcome.report)
+    return 0
