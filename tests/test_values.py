@@ -23,6 +23,7 @@ from tpgen.model import (
 )
 from tpgen.plan import NR_OPEN, THREAD_BUDGET, Plan, make_plan
 from tpgen.rules import SCOPES
+from tpgen.units import parse_size
 
 from .specs import disk, spec
 
@@ -670,10 +671,11 @@ def test_the_largest_open_file_limit_passes_nginx(nginx_binary: str) -> None:
 
 
 def test_connection_slots_must_fit_the_nodes_memory() -> None:
-    assert refusal(spec(node={"cores": 1024, "memory": "4GiB"})) == [
-        "t.yaml: node.memory: 1024 workers × 16,384 worker_connections allocate 8.0 GiB of "
-        "connection slots at start (512 bytes each), above 25% of node.memory (1.0 GiB): set "
-        "tuning.worker_connections to at most 2,048, or add memory"
+    # The derived count never goes below 1,024 a worker: only this many workers can trip it.
+    assert refusal(spec("origin", node={"cores": 1024, "memory": "1GiB"})) == [
+        "t.yaml: node.memory: 1024 workers × 1,024 worker_connections allocate 512.0 MiB of "
+        "connection slots at start (512 bytes each), above 25% of node.memory (256.0 MiB): set "
+        "tuning.worker_connections to at most 512, or add memory"
     ]
     assert refusal(
         spec(node={"cores": 1024, "memory": "256MiB"}, tuning={"worker_connections": 256})
@@ -682,6 +684,35 @@ def test_connection_slots_must_fit_the_nodes_memory() -> None:
         "128.0 MiB of connection slots at start (512 bytes each), above 25% of node.memory "
         "(64.0 MiB): set tuning.worker_connections to at most 128, or add memory"
     ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "cores", "memory", "expected"),
+    [
+        ("origin", 32, "64GiB", 8192),  # a real node: the workload's default
+        ("cache", 2, "64GiB", 16384),
+        ("origin", 2, "256MiB", 5120),  # 2% of 256 MiB ÷ 2 workers ÷ 512 bytes, in 1024s
+        ("origin", 12, "512MiB", 1024),
+        ("origin", 12, "256MiB", 1024),  # the floor
+        ("vod", 64, "256MiB", 1024),
+    ],
+)
+def test_worker_connections_fit_a_small_share_of_memory(
+    kind: str, cores: int, memory: str, expected: int
+) -> None:
+    plan = plan_of(spec(kind, node={"cores": cores, "memory": memory}))
+    assert plan.worker_connections.value == expected
+    slots = cores * expected * 512
+    assert slots <= max(parse_size(memory) * 2 // 100, cores * 1024 * 512)
+    assert plan.worker_rlimit_nofile.value >= 2 * expected
+
+
+def test_an_overridden_worker_connections_is_kept_on_a_small_node() -> None:
+    plan = plan_of(
+        spec("origin", node={"cores": 12, "memory": "512MiB"}, tuning={"worker_connections": 4096})
+    )
+    assert plan.worker_connections.value == 4096
+    assert plan.worker_connections.overridden
 
 
 LIMIT_REFUSALS = (

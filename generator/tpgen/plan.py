@@ -29,6 +29,10 @@ NR_OPEN = 1_048_576
 # (measured: 442 bytes a slot, nginx 1.22 x86_64); all workers' slots must fit this share of RAM.
 CONNECTION_SLOT_BYTES = 512
 CONNECTION_RAM_PERCENT = 25
+# The derived worker_connections keeps all workers' slots within this smaller share (the reason
+# and its figures: plan._connections), in steps of 1024, never below MIN_WORKER_CONNECTIONS.
+CONNECTION_DEFAULT_RAM_PERCENT = 2
+MIN_WORKER_CONNECTIONS = 1024
 
 KEYS_PER_MB = 8000  # nginx docs: one megabyte of keys_zone stores about 8 thousand keys
 # nginx's full split_clients resolution: at 96 disks a fair share is ~104 buckets (4 TB among
@@ -228,6 +232,32 @@ def _pool_threads(spec: NodeSpec) -> Decision[int]:
         f"{pools} disks × {inflight} × {human_size(chunk)} ≤ {INFLIGHT_MEMORY_PERCENT}% of "
         f"memory), ÷ {workers} workers, at least {HDD_WORKER_THREADS}: " + HDD_THREADS_BECAUSE,
     )
+
+
+def _connections(spec: NodeSpec) -> Decision[int]:
+    """The workload's default worker_connections, lowered where all workers' slots would take
+    more than CONNECTION_DEFAULT_RAM_PERCENT of memory (many workers, little RAM)."""
+    workload = spec.workload.type
+    because = {
+        "cache": "many short client and upstream connections",
+        "origin": "a client connection each, files opened from the disks",
+        "vod": "long-lived large transfers, fewer at a time",
+    }[workload]
+    default = DEFAULT_CONNECTIONS[workload]
+    workers = _workers(spec)
+    budget = spec.node.memory * CONNECTION_DEFAULT_RAM_PERCENT // 100
+    fitting = budget // (workers * CONNECTION_SLOT_BYTES) // 1024 * 1024
+    if fitting < default:
+        slots = human_size(workers * max(fitting, MIN_WORKER_CONNECTIONS) * CONNECTION_SLOT_BYTES)
+        because += (
+            f"; lowered from {default:,}: {workers} workers' slots ({slots}, "
+            f"{CONNECTION_SLOT_BYTES} bytes each, resident from start) stay within "
+            f"{CONNECTION_DEFAULT_RAM_PERCENT}% of memory, at least {MIN_WORKER_CONNECTIONS:,} a "
+            "worker, so the page cache keeps hot files and inodes (bench, 12 workers, 512 MiB, "
+            "cold inodes: 8,192 a worker hot p99 2.0x the article's per-disk layout, 1,024 0.53x)"
+        )
+        default = max(fitting, MIN_WORKER_CONNECTIONS)
+    return _pick(spec.tuning.worker_connections, default, f"{workload}: {because}")
 
 
 def _workers(spec: NodeSpec) -> int:
@@ -469,16 +499,7 @@ def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
         active={d.name for d in spec.disks if d.state == "active"},
     )
 
-    connections = _pick(
-        tuning.worker_connections,
-        DEFAULT_CONNECTIONS[workload],
-        f"{workload}: "
-        + {
-            "cache": "many short client and upstream connections",
-            "origin": "a client connection each, files opened from the disks",
-            "vod": "long-lived large transfers, fewer at a time",
-        }[workload],
-    )
+    connections = _connections(spec)
     open_files = None
     if workload in ("origin", "vod"):
         open_files = _pick(
