@@ -15,7 +15,14 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from tpgen.buckets import SPLIT_STEPS, BucketMap, build_map, iter_maps, split_parts, split_table
+from tpgen.plan.buckets import (
+    SPLIT_STEPS,
+    BucketMap,
+    build_map,
+    iter_maps,
+    split_parts,
+    split_table,
+)
 
 SIZES = (2, 3, 4, 5, 6, 8, 12, 16, 24, 32, 48, 64, 96)
 TB_MIX = (4.0, 8.0, 16.0)

@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tpgen.buckets import assign_buckets, moved_buckets
-from tpgen.loader import spec_from_mapping
 from tpgen.plan import make_plan
+from tpgen.plan.buckets import assign_buckets, moved_buckets
 from tpgen.render import render_config
+from tpgen.spec.load import spec_from_mapping
 
 BUCKETS = 1000
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from tpgen.errors import SpecError
-from tpgen.loader import spec_from_mapping
+from tpgen.spec.load import spec_from_mapping
 
 from .specs import spec
 

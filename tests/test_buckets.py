@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from functools import cache
 
 import pytest
-from tpgen.buckets import (
+from tpgen.plan.buckets import (
     SPLIT_STEPS,
     BucketMap,
     SplitTable,
@@ -147,7 +147,7 @@ def test_two_removals_land_the_same_way_in_either_order(count: int) -> None:
 
 def test_the_map_is_the_same_in_another_process() -> None:
     code = (
-        "import hashlib; from tpgen.buckets import assign_buckets;"
+        "import hashlib; from tpgen.plan.buckets import assign_buckets;"
         "d=[(f'd{i}', (4.0, 8.0, 16.0)[i % 3]) for i in range(1, 25)];"
         "print(hashlib.sha256(','.join(assign_buckets(d, 10000)).encode()).hexdigest())"
     )

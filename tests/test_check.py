@@ -11,9 +11,9 @@ import pytest
 import yaml
 from tpgen.check import check_plan
 from tpgen.cli import main
-from tpgen.loader import spec_from_mapping
 from tpgen.plan import make_plan, rebased
 from tpgen.render import render_config
+from tpgen.spec.load import spec_from_mapping
 
 from .specs import disk, spec
 

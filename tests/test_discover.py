@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tpgen import discover as d
+from tpgen.ops import discover as d
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ops"
 GIB = 1024**3

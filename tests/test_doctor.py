@@ -18,8 +18,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from tpgen import doctor as dr
-from tpgen.doctor import Disk, FsUsage, Level
+from tpgen.ops import doctor as dr
+from tpgen.ops.doctor import Disk, FsUsage, Level
 
 from .live import free_ports
 

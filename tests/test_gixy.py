@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tpgen.loader import load_spec_file, spec_from_mapping
 from tpgen.plan import make_plan
 from tpgen.render import render_config
+from tpgen.spec.load import load_spec_file, spec_from_mapping
 
 from .conftest import CASES, ROOT
 from .specs import disk, spec

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from tpgen.check import check_plan
-from tpgen.loader import load_spec_file
 from tpgen.plan import make_plan
 from tpgen.render import render_config
+from tpgen.spec.load import load_spec_file
 
 from .conftest import CASES, ROOT
 

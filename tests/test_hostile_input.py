@@ -23,7 +23,7 @@ import pytest
 from tpgen.api import bucket_for_key, disk_for_key, plan_for, spec_from_mapping
 from tpgen.cli import main
 from tpgen.errors import SpecError, format_path, printable
-from tpgen.loader import plain_data
+from tpgen.spec.load import plain_data
 
 from .conftest import ROOT
 
@@ -407,7 +407,7 @@ def test_an_empty_file_argument_is_refused_not_ignored(
 def test_doctor_reads_no_config_that_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
     path, _shown = _special_file(tmp_path, kind)
     script = (
-        "from tpgen.doctor import HostSystem\n"
+        "from tpgen.ops.doctor import HostSystem\n"
         f"try:\n    HostSystem().read_text({str(path)!r})\n"
         "except OSError as err:\n    print(err.strerror, err.filename)\n"
         f"try:\n    list(HostSystem().read_lines({str(path)!r}))\n"
@@ -457,7 +457,7 @@ def test_locate_hashes_the_bytes_of_a_key_that_is_not_utf8(
 
 
 def _example() -> Any:
-    from tpgen.loader import read_spec_document
+    from tpgen.spec.load import read_spec_document
 
     return read_spec_document(EXAMPLE).data
 
@@ -683,7 +683,7 @@ def test_debug_shows_the_traceback_of_an_internal_error(
 def test_version_does_not_import_the_library() -> None:
     script = (
         "import sys\nfrom tpgen.cli import main\nmain(['--version'])\n"
-        "print(sorted(m for m in ('pydantic', 'ruamel.yaml', 'jinja2', 'tpgen.loader') "
+        "print(sorted(m for m in ('pydantic', 'ruamel.yaml', 'jinja2', 'tpgen.spec.load') "
         "if m in sys.modules))"
     )
     result = subprocess.run(

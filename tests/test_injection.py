@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tpgen.cli import main
 from tpgen.errors import SpecError
-from tpgen.loader import spec_from_mapping
-from tpgen.model import NodeSpec
 from tpgen.plan import make_plan
 from tpgen.render import render_config
+from tpgen.spec.load import spec_from_mapping
+from tpgen.spec.model import NodeSpec
 
 FieldPath = tuple[str | int, ...]
 

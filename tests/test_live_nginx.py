@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from tpgen.api import disk_for_key
-from tpgen.loader import spec_from_mapping
 from tpgen.plan import make_plan
+from tpgen.spec.load import spec_from_mapping
 
 from .live import free_ports, get, running_nginx
 from .specs import disk, spec

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 from tpgen.errors import SpecError
-from tpgen.loader import load_spec_text, plain_data, spec_from_mapping
+from tpgen.spec.load import load_spec_text, plain_data, spec_from_mapping
 
 GOOD = textwrap.dedent("""\
     node: {name: n1, cores: 4, memory: 8GiB}

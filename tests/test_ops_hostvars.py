@@ -1,11 +1,11 @@
-"""tpgen.ops_hostvars: the disk playbooks persist a disk's state in host_vars, comments kept."""
+"""tpgen.ops.hostvars: the disk playbooks persist a disk's state in host_vars, comments kept."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from tpgen import ops_hostvars as hv
+from tpgen.ops import hostvars as hv
 
 HOST_VARS = """\
 ---

@@ -81,7 +81,7 @@ def test_dist_files_are_named_with_the_one_version(dist: Path) -> None:
 def test_wheel_carries_templates_schema_typing_and_license(dist: Path) -> None:
     with zipfile.ZipFile(_one(dist, "*.whl")) as wheel:
         names = set(wheel.namelist())
-        assert "tpgen/templates/nginx.conf.j2" in names
+        assert "tpgen/render/templates/nginx.conf.j2" in names
         assert "tpgen/py.typed" in names
         assert wheel.read("tpgen/schemas/node-spec.schema.json") == SCHEMA.read_bytes()
         info = f"tpgen-{VERSION}.dist-info"
@@ -101,7 +101,7 @@ def test_sdist_carries_templates_schema_license_and_examples(dist: Path) -> None
     for path in [
         "LICENSE",
         "pyproject.toml",
-        "generator/tpgen/templates/nginx.conf.j2",
+        "generator/tpgen/render/templates/nginx.conf.j2",
         "generator/tpgen/py.typed",
         *(f"examples/{p.name}" for p in EXAMPLES),
     ]:

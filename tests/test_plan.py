@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from tpgen.errors import SpecError
-from tpgen.loader import spec_from_mapping
 from tpgen.plan import Plan, make_plan
+from tpgen.spec.load import spec_from_mapping
 
 from .specs import disk, spec
 

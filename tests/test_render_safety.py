@@ -10,9 +10,9 @@ from typing import Any
 
 import crossplane
 import pytest
-from tpgen.loader import spec_from_mapping
 from tpgen.plan import Plan, make_plan
 from tpgen.render import _ENV, UnsafeValue, nginx_literal, render_config
+from tpgen.spec.load import spec_from_mapping
 
 from .specs import spec
 

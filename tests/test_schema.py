@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tpgen.schema import spec_schema_json
+from tpgen.spec.schema import spec_schema_json
 
 from .conftest import ROOT
 

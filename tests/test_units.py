@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from tpgen.units import MAX_BYTES, format_duration, nginx_size, parse_duration, parse_size
+from tpgen.spec.units import MAX_BYTES, format_duration, nginx_size, parse_duration, parse_size
 
 
 @pytest.mark.parametrize(

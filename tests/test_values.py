@@ -13,17 +13,17 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from tpgen.check import check_plan
 from tpgen.errors import SpecError
-from tpgen.loader import load_spec_text, spec_from_mapping
-from tpgen.model import (
+from tpgen.plan import NR_OPEN, THREAD_BUDGET, Plan, make_plan
+from tpgen.spec.load import load_spec_text, spec_from_mapping
+from tpgen.spec.model import (
     CACHE_KEY_PREFIXES,
     CACHE_KEY_VARIABLES,
     RESERVED_DISK_NAMES,
     Tuning,
     Workload,
 )
-from tpgen.plan import NR_OPEN, THREAD_BUDGET, Plan, make_plan
-from tpgen.rules import SCOPES
-from tpgen.units import parse_size
+from tpgen.spec.units import parse_size
+from tpgen.spec.validate import SCOPES
 
 from .specs import disk, spec
 

@@ -7,16 +7,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tpgen.buckets import bucket_for_hash, disk_for_hash, murmur_hash2
 from tpgen.check import CheckResult, check_config_text, check_plan
 from tpgen.errors import NginxUnavailable, SpecError
-from tpgen.loader import LineMap, SpecDocument, plain_data, read_spec_document, with_lines
-from tpgen.loader import load_spec_file as _load_spec_file
-from tpgen.loader import spec_from_mapping as _spec_from_mapping
-from tpgen.model import NodeSpec
 from tpgen.plan import Plan, make_plan
-from tpgen.remap import Remap, compare
+from tpgen.plan.buckets import bucket_for_hash, disk_for_hash, murmur_hash2
+from tpgen.plan.remap import Remap, compare
 from tpgen.render import render_config as _render
+from tpgen.spec.load import LineMap, SpecDocument, plain_data, read_spec_document, with_lines
+from tpgen.spec.load import load_spec_file as _load_spec_file
+from tpgen.spec.load import spec_from_mapping as _spec_from_mapping
+from tpgen.spec.model import NodeSpec
 
 __all__ = [
     "CheckResult",

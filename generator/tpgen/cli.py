@@ -37,8 +37,8 @@ DIFF_LIMIT = 16 << 20
 
 
 def _plan(spec_path: str) -> Plan:
-    from tpgen.loader import read_spec_document, spec_from_mapping, with_lines
     from tpgen.plan import make_plan
+    from tpgen.spec.load import read_spec_document, spec_from_mapping, with_lines
 
     document = read_spec_document(spec_path)
     spec = spec_from_mapping(document.data, spec_path, document.lines)
@@ -162,7 +162,7 @@ def validate(spec: str) -> int:
 @_guarded
 def explain(spec: str) -> int:
     """Print every derived value of SPEC and the rule behind it."""
-    from tpgen.explain import explain_rows, format_table
+    from tpgen.render.explain import explain_rows, format_table
 
     click.echo(format_table(explain_rows(_plan(spec))))
     return EXIT_OK
@@ -172,7 +172,7 @@ def explain(spec: str) -> int:
 @_guarded
 def schema() -> int:
     """Print the spec's JSON Schema."""
-    from tpgen.schema import spec_schema_json
+    from tpgen.spec.schema import spec_schema_json
 
     click.echo(spec_schema_json(), nl=False)
     return EXIT_OK
@@ -185,7 +185,7 @@ def schema() -> int:
 @_guarded
 def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
     """How many cache keys change disk between OLD_SPEC and NEW_SPEC."""
-    from tpgen.remap import compare, format_remap
+    from tpgen.plan.remap import compare, format_remap
 
     result = compare(_plan(old_spec), _plan(new_spec))
     click.echo(json.dumps(result.as_dict(), indent=2) if as_json else format_remap(result))
@@ -240,7 +240,7 @@ def doctor(
 
     Exit 0 healthy, 1 warnings, 2 failures.
     """
-    from tpgen.doctor import doctor_main
+    from tpgen.ops.doctor import doctor_main
 
     return doctor_main(
         spec,
@@ -269,7 +269,7 @@ def discover(as_json: bool, min_size: str, include_loop: bool, mount_root: str) 
 
     Exit 0 disks found, 1 none usable, 2 bad input or probe failed.
     """
-    from tpgen.discover import run_discover
+    from tpgen.ops.discover import run_discover
 
     return run_discover(
         as_json=as_json, min_size=min_size, include_loop=include_loop, mount_root=mount_root

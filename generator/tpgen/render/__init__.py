@@ -14,7 +14,7 @@ from typing import Literal
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from tpgen.plan import Plan
-from tpgen.units import nginx_size
+from tpgen.spec.units import nginx_size
 
 Kind = Literal["name", "path", "address", "key", "number", "duration", "levels", "comment"]
 
@@ -101,7 +101,7 @@ class _Layout(str):
 
 def _environment() -> Environment:
     env = Environment(
-        loader=PackageLoader("tpgen", "templates"),
+        loader=PackageLoader("tpgen.render", "templates"),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

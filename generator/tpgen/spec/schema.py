@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tpgen.model import NodeSpec
+from tpgen.spec.model import NodeSpec
 
 
 def spec_schema_json() -> str:

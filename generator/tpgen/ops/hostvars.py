@@ -5,7 +5,7 @@ disk's state in ``tpgen_spec`` for their run; this module makes the change persi
 controller so that the next ``site.yml`` renders the same config. It edits the YAML in
 round-trip mode: comments, key order and flow style of the file stay as they are.
 
-    python -m tpgen.ops_hostvars FILE --disk d2 --state failed [--device /dev/sdx]
+    python -m tpgen.ops.hostvars FILE --disk d2 --state failed [--device /dev/sdx]
 
 Exit code: 0 written or already so, 2 the file or the disk cannot be found.
 """
@@ -121,7 +121,7 @@ def update_file(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tpgen.ops_hostvars", description=__doc__.splitlines()[0]
+        prog="python -m tpgen.ops.hostvars", description=__doc__.splitlines()[0]
     )
     parser.add_argument("file", help="the host's host_vars file")
     parser.add_argument("--disk", required=True)
@@ -132,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         changes = update_file(args.file, args.disk, args.state, device=args.device, var=args.var)
     except HostVarsError as err:
-        print(f"tpgen.ops_hostvars: {err}", file=sys.stderr)
+        print(f"tpgen.ops.hostvars: {err}", file=sys.stderr)
         return 2
     for change in changes:
         print(f"{args.file}: {change}")

@@ -10,11 +10,11 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
-from tpgen.buckets import SPLIT_STEPS, SplitTable, assign_buckets, split_table
 from tpgen.errors import Problem, SpecError, problem
-from tpgen.model import Disk, NodeSpec, is_ip_host
-from tpgen.rules import pool_scope_problems
-from tpgen.units import human_size, nginx_size
+from tpgen.plan.buckets import SPLIT_STEPS, SplitTable, assign_buckets, split_table
+from tpgen.spec.model import Disk, NodeSpec, is_ip_host
+from tpgen.spec.units import human_size, nginx_size
+from tpgen.spec.validate import pool_scope_problems
 
 T = TypeVar("T")
 

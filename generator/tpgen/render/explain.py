@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tpgen.plan import Decision, Plan
-from tpgen.units import human_size, nginx_size
+from tpgen.spec.units import human_size, nginx_size
 
 Row = tuple[str, str, str]
 

@@ -25,8 +25,8 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from tpgen.errors import FileRefused, Problem, SpecError, printable
 from tpgen.errors import Path as FieldPath
 from tpgen.files import MIB, NotUtf8, decode_utf8, read_regular_file
-from tpgen.model import NodeSpec
-from tpgen.rules import semantic_problems
+from tpgen.spec.model import NodeSpec
+from tpgen.spec.validate import semantic_problems
 
 LineMap = dict[FieldPath, int]
 

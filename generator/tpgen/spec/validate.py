@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tpgen.errors import Path, Problem, problem
-from tpgen.model import NodeSpec, is_ip_host
+from tpgen.spec.model import NodeSpec, is_ip_host
 
 WORKLOADS = ("cache", "origin", "vod")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from tpgen.buckets import moved_buckets
 from tpgen.errors import Problem, SpecError
 from tpgen.plan import Plan
+from tpgen.plan.buckets import moved_buckets
 
 
 @dataclass(frozen=True)

@@ -539,7 +539,7 @@ def run_discover(
 ) -> int:
     """Probe this host and print the draft. Exit code: 0 disks found, 1 none, 2 bad input or
     probe failed. ``min_size`` is bytes or a size as the spec writes it (``32GiB``)."""
-    from tpgen.units import parse_size
+    from tpgen.spec.units import parse_size
 
     stdout = out if out is not None else sys.stdout
     stderr = err if err is not None else sys.stderr

@@ -19,7 +19,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
-from tpgen.units import format_duration, parse_duration, parse_size, short_size
+from tpgen.spec.units import format_duration, parse_duration, parse_size, short_size
 
 # Everything below ends up inside nginx.conf: each pattern keeps out ; { } quotes, spaces and $.
 HOSTNAME_RE = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$"

@@ -1,0 +1,4 @@
+"""Node operations: doctor, discover, host-vars editing.
+
+May import spec.units and the plan's layout only, never the reverse.
+"""

@@ -1,0 +1,1 @@
+"""The spec: model, units, cross-field validation, YAML loading, schema."""
