@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -23,6 +24,27 @@ def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))
 
 
+def in_ci() -> bool:
+    """CI=true (GitHub and most runners) or TPGEN_CI=1 (.ci/run): a missing prerequisite fails."""
+    ci = os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+    return ci or os.environ.get("TPGEN_CI", "").strip() not in {"", "0"}
+
+
+def unavailable(reason: str) -> NoReturn:
+    """The one rule for a missing tool or privilege: fail in CI, skip on a developer's machine.
+
+    A test that quietly skips in CI proves nothing, so every such check in tests/ comes here.
+    """
+    if in_ci():
+        pytest.fail(f"{reason} (CI: a missing prerequisite is a failure)", pytrace=False)
+    pytest.skip(reason)
+
+
+def require_root(why: str) -> None:
+    if os.geteuid() != 0:
+        unavailable(f"needs root: {why}")
+
+
 def _nginx() -> str | None:
     return (
         os.environ.get("TPGEN_NGINX")
@@ -36,7 +58,5 @@ def nginx_binary() -> str:
     """Real nginx: required in CI (fails there if missing), skipped only on a dev box without it."""
     binary = _nginx()
     if binary is None:
-        if os.environ.get("CI"):
-            pytest.fail("nginx is missing in CI: .ci/run must install nginx-core")
-        pytest.skip("nginx is not installed")
+        unavailable("nginx is not installed: scripts/test.sh system-deps installs nginx-core")
     return binary

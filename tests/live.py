@@ -41,9 +41,10 @@ class Response:
     body: bytes
 
 
-def get(url: str, timeout: float = 10.0) -> Response:
+def get(url: str, timeout: float = 10.0, host: str | None = None) -> Response:
+    request = urllib.request.Request(url, headers={"Host": host} if host else {})
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as reply:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
             return Response(
                 reply.status, {k.lower(): v for k, v in reply.headers.items()}, reply.read()
             )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, require_root
 
 DEPS = ROOT / "scripts" / "ci" / "deps.sh"
 TEST_SH = ROOT / "scripts" / "test.sh"
@@ -226,8 +226,8 @@ for package in sys.argv[1:]:
 """
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="deps.sh installs only as root")
 def test_install_mode_installs_the_engine_and_checks_again(tmp_path: Path) -> None:
+    require_root("deps.sh installs only as root")
     provides = {
         "docker.io": ["dockerd"],
         "containerd": ["containerd"],
@@ -257,9 +257,9 @@ def test_install_mode_installs_the_engine_and_checks_again(tmp_path: Path) -> No
     assert (bin_dir / "dockerd").exists()
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="deps.sh installs only as root")
 def test_install_mode_fails_when_the_program_is_still_missing_afterwards(tmp_path: Path) -> None:
     """A package that installs but leaves the program unreachable (shadowed, diverted) fails."""
+    require_root("deps.sh installs only as root")
     programs = {k: v for k, v in EVERYTHING.items() if k != "dockerd"}
     bin_dir = fake_bin(tmp_path / "bin", programs)
     apt = bin_dir / "apt-get"

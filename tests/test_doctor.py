@@ -21,6 +21,7 @@ import pytest
 from tpgen.ops import doctor as dr
 from tpgen.ops.doctor import Disk, FsUsage, Level
 
+from .conftest import require_root
 from .live import free_ports
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ops"
@@ -478,8 +479,8 @@ def open_tmp() -> Iterator[Path]:
     shutil.rmtree(root, ignore_errors=True)
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="nginx's rendered config switches to www-data")
 def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path, nginx_binary: str) -> None:
+    require_root("nginx's rendered config switches to www-data")
     from tpgen import api
     from tpgen.plan import rebased
 

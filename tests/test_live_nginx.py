@@ -9,12 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from tpgen.api import disk_for_key
 from tpgen.plan import make_plan
-from tpgen.spec.load import spec_from_mapping
+from tpgen.spec.load import load_spec_file, spec_from_mapping
 
+from .conftest import ROOT
 from .live import free_ports, get, running_nginx
 from .specs import disk, spec
+from .test_cli import EXAMPLE, LOCATED
 
 
 class _Origin(http.server.BaseHTTPRequestHandler):
@@ -136,3 +139,34 @@ def test_origin_serves_files_placed_by_locate_and_falls_back_to_draining_disks(
             assert (reply.status, reply.body.decode()) == (200, uri)
         assert get(f"http://127.0.0.1:{listen}/media/old.mp4").body == b"still here"
         assert get(f"http://127.0.0.1:{listen}/media/missing.mp4").status == 404
+
+
+def test_nginx_puts_the_pinned_locate_keys_on_the_pinned_disks(
+    tmp_path: Path, nginx_binary: str, origin_port: int
+) -> None:
+    # the example node on loopback: the same disks, so the same map as test_cli's LOCATED
+    listen, status = free_ports(2)
+    data = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    data["node"].update(cores=2, memory="4GiB")
+    data["workload"] = {
+        "type": "cache",
+        "upstreams": [f"127.0.0.1:{origin_port}"],
+        "avg_object_size": "64MiB",
+    }
+    data.update(
+        listen={"address": "127.0.0.1", "port": listen},
+        status={"port": status},
+        tuning={"worker_connections": 256},
+    )
+    plan = make_plan(spec_from_mapping(data, "live.yaml"), "live.yaml")
+    example = make_plan(load_spec_file(EXAMPLE), str(EXAMPLE.relative_to(ROOT)))
+    assert plan.split == example.split
+    with running_nginx(plan, tmp_path, nginx_binary):
+        served = [
+            get(
+                f"http://127.0.0.1:{listen}{key.removeprefix('httpcdn.example.com')}",
+                host="cdn.example.com",
+            ).headers["x-cache-disk"]
+            for key, _, _ in LOCATED
+        ]
+    assert served == [disk_name for _, _, disk_name in LOCATED]

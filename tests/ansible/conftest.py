@@ -12,6 +12,7 @@ from types import ModuleType
 import pytest
 
 from tests.ansible.node_checks import load_filters
+from tests.conftest import unavailable
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -24,7 +25,7 @@ def ansible_tool(name: str) -> str:
         return str(path)
     found = shutil.which(name)
     if found is None:
-        pytest.skip(f"{name} is not installed next to {sys.executable}")
+        unavailable(f"{name} is not installed next to {sys.executable}")
     return found
 
 

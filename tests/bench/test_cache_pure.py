@@ -3,7 +3,6 @@ accounting, the goals against the article's layout, and the CLI's option checks.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -69,10 +68,8 @@ def test_tpgen_arm_conf_moves_runtime_paths_and_renames_cache_dirs(tmp_path: Pat
 
 
 @pytest.mark.parametrize("arm", ["stock", "article", "origin"])
-def test_the_bench_configs_pass_nginx_t(tmp_path: Path, arm: str) -> None:
-    nginx = shutil.which("nginx")
-    if nginx is None:
-        pytest.skip("nginx is not installed")
+def test_the_bench_configs_pass_nginx_t(tmp_path: Path, arm: str, nginx_binary: str) -> None:
+    nginx = nginx_binary
     disks = _disks(tmp_path, 3)
     for disk in disks:
         disk.mount.mkdir(parents=True)

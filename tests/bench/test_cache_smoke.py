@@ -1,13 +1,12 @@
 """The cache workload of the bench still works: `python -m bench smoke --workload cache` end to end,
 and after Ctrl-C.
 
-Needs root and loop devices; skipped without them on a developer box, failed in CI (CI=true),
-where .ci/run installs everything."""
+Needs root and loop devices; skipped without them on a developer box, failed in CI (CI=true or
+TPGEN_CI=1), where .ci/run installs everything."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -19,6 +18,7 @@ import pytest
 
 from bench.system import missing_prerequisites
 from tests.bench.test_smoke import _leftovers, _workdir
+from tests.conftest import unavailable
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 240
@@ -29,10 +29,7 @@ def _prerequisites() -> None:
     problems = missing_prerequisites()
     if not problems:
         return
-    message = "bench cache smoke cannot run: " + "; ".join(problems)
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
+    unavailable("bench cache smoke cannot run: " + "; ".join(problems))
 
 
 def _start(out: Path) -> subprocess.Popen[str]:

@@ -2,7 +2,8 @@
 
 Every test that runs terraform works on a copy of terraform/ under a temporary directory, with
 its own TF_DATA_DIR, so the repo tree never gains .terraform/ directories or state files.
-Missing tools fail the run loudly: an offline test that silently skips proves nothing.
+A missing tool fails the run in CI and skips on a developer's machine (tests/conftest.py's
+`unavailable`, the one rule for every test).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import unavailable
+
 ROOT = Path(__file__).resolve().parents[2]
 TERRAFORM_DIR = ROOT / "terraform"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -30,10 +33,9 @@ def find_tool(name: str) -> str:
             return str(candidate)
     found = shutil.which(name)
     if found is None:
-        pytest.fail(
+        unavailable(
             f"{name} is not installed (looked in {candidates[0].parent}, .venv/bin and PATH): "
-            "install the dev extras (`.venv/bin/pip install -e '.[dev]'`)",
-            pytrace=False,
+            "install the dev extras (`.venv/bin/pip install -e '.[dev]'`)"
         )
     return found
 
@@ -43,10 +45,7 @@ def terraform_binary() -> str:
     if binary is None and Path("/usr/local/bin/terraform").exists():
         binary = "/usr/local/bin/terraform"
     if binary is None:
-        pytest.fail(
-            "terraform is not installed: the Terraform tests need Terraform >= 1.9 on PATH",
-            pytrace=False,
-        )
+        unavailable("terraform is not installed: the Terraform tests need Terraform >= 1.9 on PATH")
     return binary
 
 
