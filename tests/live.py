@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tpgen.plan import Decision, Plan, rebased
+from tpgen.check import rebased
+from tpgen.plan import Decision, Plan
 from tpgen.render import render_config
 
 PORT_RANGE = range(27000, 28000)

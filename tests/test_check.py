@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tpgen.check import check_plan
+from tpgen.check import check_plan, rebased
 from tpgen.cli import main
-from tpgen.plan import make_plan, rebased
+from tpgen.plan import make_plan
 from tpgen.render import render_config
 from tpgen.spec.load import spec_from_mapping
 

@@ -482,7 +482,7 @@ def open_tmp() -> Iterator[Path]:
 def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path, nginx_binary: str) -> None:
     require_root("nginx's rendered config switches to www-data")
     from tpgen import api
-    from tpgen.plan import rebased
+    from tpgen.check import rebased
 
     listen, status, origin = free_ports(3, start=26000 + os.getpid() % 500, stop=27000)
     spec = {

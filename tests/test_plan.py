@@ -101,7 +101,7 @@ def test_cache_zone_sizes_follow_the_disk_and_object_size() -> None:
     assert cache.keys_zone_mb.value == -(-objects // 8000)
     assert cache.min_free.value == 40_000_000_000 >> 20 << 20
     assert cache.inactive.value == "7d"
-    assert cache.levels == "1:2"
+    assert cache.levels.value == "1:2"
 
 
 def test_keys_zones_over_the_ram_budget_fail_with_numbers_and_fix() -> None:

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from tpgen.check import check_plan
 from tpgen.cli import main
 from tpgen.errors import SpecError
-from tpgen.plan import THREAD_BUDGET, make_plan
+from tpgen.plan import make_plan
+from tpgen.plan.defaults import THREAD_BUDGET
 from tpgen.spec.load import spec_from_mapping
 
 SIZES = ["64GiB", "500GB", "1TB", "4TB", "8TB", "16TB", "3.84TB", "960GB"]

@@ -13,7 +13,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from tpgen.check import check_plan
 from tpgen.errors import SpecError
-from tpgen.plan import NR_OPEN, THREAD_BUDGET, Plan, make_plan
+from tpgen.plan import Plan, make_plan
+from tpgen.plan.defaults import NR_OPEN, THREAD_BUDGET
 from tpgen.spec.load import load_spec_text, spec_from_mapping
 from tpgen.spec.model import (
     CACHE_KEY_PREFIXES,

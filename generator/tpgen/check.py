@@ -7,14 +7,17 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tpgen.errors import NginxUnavailable
-from tpgen.plan import Plan, rebased
+from tpgen.plan.types import CacheZone, Decision, Plan, Upstream
 from tpgen.render import nginx_literal, render_config
+from tpgen.spec.model import is_ip_host
 
 NGINX_ENV = "TPGEN_NGINX"
+# The offline check reserves no RAM for the keys zones: nginx -t maps every zone at its size.
+CHECK_KEYS_ZONE_MB = 1
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,63 @@ def _run_test(nginx: str, conf: Path, prefix: Path) -> CheckResult:
         timeout=60,
     )
     return CheckResult(result.returncode == 0, (result.stdout + result.stderr).strip(), nginx)
+
+
+def _moved(decision: Decision[str], prefix: str) -> Decision[str]:
+    return replace(decision, value=prefix.rstrip("/") + decision.value)
+
+
+def _shrunk(cache: CacheZone, prefix: str) -> CacheZone:
+    return replace(
+        cache,
+        path=prefix.rstrip("/") + cache.path,
+        keys_zone_mb=replace(cache.keys_zone_mb, value=CHECK_KEYS_ZONE_MB),
+    )
+
+
+def _offline_origin(plan: Plan) -> Decision[tuple[Upstream, ...]] | None:
+    """nginx -t resolves the names of an upstream group; the controller may not resolve the
+    node's names. Their syntax is checked by the model, so the swap hides no bad address."""
+    if plan.origin_servers is None:
+        return None
+    servers = tuple(
+        u if is_ip_host(u.host) else Upstream("127.0.0.1", u.port) for u in plan.upstreams
+    )
+    return replace(plan.origin_servers, value=servers)
+
+
+def rebased(plan: Plan, prefix: str) -> Plan:
+    """The same plan with every filesystem path under ``prefix`` and every keys zone at 1 MB,
+    so that any machine with nginx can run ``nginx -t`` on it: the node's disks and RAM are
+    not needed. The rendered text keeps the same lines and directives."""
+    root = prefix.rstrip("/")
+    disks = tuple(
+        replace(
+            d,
+            mount=root + d.mount,
+            dir=root + d.dir,
+            cache=_shrunk(d.cache, prefix) if d.cache else None,
+        )
+        for d in plan.disks
+    )
+    origin = _offline_origin(plan)
+    notes = [*plan.notes, f"paths moved under {prefix} for the offline check"]
+    if origin != plan.origin_servers:
+        notes.append("upstream host names replaced by 127.0.0.1 for the offline check")
+    if any(d.cache for d in disks):
+        notes.append(
+            f"keys zones shrunk to {CHECK_KEYS_ZONE_MB} MB each for the offline check: "
+            "nginx -t maps every zone, and the node's RAM is not the checking machine's"
+        )
+    return replace(
+        plan,
+        pid_file=_moved(plan.pid_file, prefix),
+        error_log_file=_moved(plan.error_log_file, prefix),
+        access_log_file=_moved(plan.access_log_file, prefix),
+        disks=disks,
+        origin_servers=origin,
+        notes=tuple(notes),
+    )
 
 
 def _prepare_dirs(plan: Plan) -> None:

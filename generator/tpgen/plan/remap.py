@@ -6,8 +6,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from tpgen.errors import Problem, SpecError
-from tpgen.plan import Plan
 from tpgen.plan.buckets import moved_buckets
+from tpgen.plan.types import Plan
 
 
 @dataclass(frozen=True)

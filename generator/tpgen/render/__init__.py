@@ -9,6 +9,7 @@ render time instead of writing what a plugin or a spec put in a Plan.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -16,7 +17,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from tpgen.plan import Plan
 from tpgen.spec.units import nginx_size
 
-Kind = Literal["name", "path", "address", "key", "number", "duration", "levels", "comment"]
+Kind = Literal[
+    "name", "path", "address", "ip", "mime", "key", "number", "duration", "levels", "comment"
+]
 
 # What each kind may hold. None of them holds whitespace, ; { } # quotes or backslash, so a
 # token is one argument wherever the template puts it; only ``key`` holds $ (variables).
@@ -24,6 +27,8 @@ _ALLOWED: dict[str, re.Pattern[str]] = {
     "name": re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}"),
     "path": re.compile(r"(/[A-Za-z0-9_.+:-]+)+|/"),
     "address": re.compile(r"(\[[0-9a-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?"),
+    "ip": re.compile(r"[0-9A-Fa-f:.]+"),
+    "mime": re.compile(r"[a-z]+/[A-Za-z0-9.+-]+"),
     "key": re.compile(r"(\$[A-Za-z_][A-Za-z0-9_]*|[A-Za-z0-9/:._-])+"),
     "number": re.compile(r"[0-9]+(\.[0-9]+)?[A-Za-z%]{0,2}"),
     "duration": re.compile(r"([0-9]+[A-Za-z]{0,2})+"),
@@ -33,6 +38,8 @@ _WHAT = {
     "name": "letters, digits and _ . - (a name)",
     "path": "an absolute path of letters, digits and _ . + : -",
     "address": "an address: host, IPv4 or [IPv6], then an optional :port",
+    "ip": "an IPv4 or IPv6 address",
+    "mime": "a media type like text/html",
     "key": "$variables and letters, digits and / : . _ -",
     "number": "a number with an optional unit",
     "duration": "an nginx duration like 7d or 1h30m",
@@ -99,6 +106,18 @@ class _Layout(str):
     __slots__ = ()
 
 
+def _words(values: Iterable[object], kind: Kind) -> _Layout:
+    """Several arguments of one kind, each a token, separated by spaces."""
+    return _Layout(" ".join(nginx_literal(value, kind) for value in values))
+
+
+def _column(token: object, width: int) -> _Layout:
+    """A token padded to ``width`` (at least two spaces), so a table's next column lines up."""
+    if not isinstance(token, Token):
+        raise UnsafeValue(f"{token!r} is padded without nginx_literal")
+    return _Layout(token + " " * max(2, width - len(token)))
+
+
 def _environment() -> Environment:
     env = Environment(
         loader=PackageLoader("tpgen.render", "templates"),
@@ -112,6 +131,8 @@ def _environment() -> Environment:
     env.filters["nginx_literal"] = nginx_literal
     env.filters["nginx_size"] = lambda num: nginx_literal(nginx_size(num), "number")
     env.filters["layout"] = _Layout
+    env.filters["words"] = _words
+    env.filters["column"] = _column
     return env
 
 

@@ -1,85 +1,102 @@
-"""The plan as a table: directive, value, because."""
+"""The plan as a table: directive, value, because.
+
+Generic: every Decision field of the Plan is registered with the directive it feeds
+(``tpgen.plan.types.feeds``), so the table is the Plan's fields in config order. A disk is a
+heading with its own Decisions below it; its thread pool and cache zone name their rows.
+Directives that only wire the decisions together (split_clients, map, proxy_pass, try_files,
+locations) have no value of their own and no row.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterator
+from dataclasses import fields
+from typing import Any, Protocol, runtime_checkable
 
-from tpgen.plan import Decision, Plan
+from tpgen.plan.types import Decision, Plan, Shown
 from tpgen.spec.units import human_size, nginx_size
 
 Row = tuple[str, str, str]
 
 
-def _row(directive: str, decision: Decision[Any], shown: str | None = None) -> Row:
-    value = shown if shown is not None else str(decision.value)
-    because = decision.because + (" [override]" if decision.overridden else "")
-    return directive, value, because
+def _size(value: int) -> str:
+    written = nginx_size(value)
+    return written if value < 1 << 30 else f"{written} ({human_size(value)})"
+
+
+def _megabytes(value: int) -> str:
+    return f"{value}m"
+
+
+def _words(value: tuple[Any, ...]) -> str:
+    return " ".join(str(item) for item in value)
+
+
+def _types(value: tuple[tuple[str, tuple[str, ...]], ...]) -> str:
+    return f"{len(value)} media types ({sum(len(exts) for _, exts in value)} extensions)"
+
+
+def _valid(value: tuple[tuple[tuple[int, ...], str], ...]) -> str:
+    return ", ".join(f"{_words(codes)} {time}" for codes, time in value)
+
+
+def _headers(value: tuple[tuple[str, str], ...]) -> str:
+    return ", ".join(f"{name} {variable}" for name, variable in value)
+
+
+_SHOW: dict[Shown, Callable[[Any], str]] = {
+    "text": str,
+    "size": _size,
+    "mb": _megabytes,
+    "words": _words,
+    "types": _types,
+    "valid": _valid,
+    "headers": _headers,
+    "servers": _words,
+}
+
+
+@runtime_checkable
+class Part(Protocol):
+    """A dataclass inside the plan whose rows are named after it (a pool, a cache zone)."""
+
+    @property
+    def label(self) -> str: ...
+
+
+@runtime_checkable
+class Section(Part, Protocol):
+    """A part the plan holds several of (a disk): a heading row of its own."""
+
+    @property
+    def summary(self) -> tuple[str, str]: ...
+
+
+def _decision_rows(part: Any, label: str) -> Iterator[Row]:
+    """The rows of one part of the plan: its Decisions, then its sections' rows."""
+    for field in fields(part):
+        value = getattr(part, field.name)
+        if isinstance(value, Decision) and "directive" in field.metadata:
+            directive = f"{label} {field.metadata['directive']}".strip()
+            shown = _SHOW[field.metadata["shown"]](value.value)
+            because = value.because + (" [override]" if value.overridden else "")
+            yield directive, shown, because
+        elif isinstance(value, Part):
+            yield from _decision_rows(value, f"{label} {value.label}".strip())
+        elif isinstance(value, tuple):
+            yield from _section_rows(value)
+
+
+def _section_rows(items: tuple[Any, ...]) -> Iterator[Row]:
+    """Parts the plan holds one of per disk: a heading each, their rows indented below it."""
+    for item in items:
+        if isinstance(item, Section):
+            yield (item.label, *item.summary)
+            yield from (("  " + a, b, c) for a, b, c in _decision_rows(item, ""))
 
 
 def explain_rows(plan: Plan) -> list[Row]:
-    rows: list[Row] = [
-        _row("user", plan.user),
-        _row("worker_processes", plan.worker_processes),
-        _row("worker_connections", plan.worker_connections),
-        _row("worker_rlimit_nofile", plan.worker_rlimit_nofile),
-        ("accept_mutex", "off", "every worker accepts at once; no lock hand-off latency"),
-        ("sendfile", "on", "zero-copy from page cache to socket"),
-        _row(
-            "sendfile_max_chunk",
-            plan.sendfile_max_chunk,
-            nginx_size(plan.sendfile_max_chunk.value),
-        ),
-        ("tcp_nopush", "on", "full packets with sendfile"),
-        _row("split_clients buckets", plan.buckets),
-        _row("split key", plan.split_key),
-    ]
-    if plan.open_file_cache_max:
-        rows.append(_row("open_file_cache max", plan.open_file_cache_max))
-    if plan.directio and plan.directio_alignment and plan.output_buffers:
-        rows.append(_row("directio", plan.directio, nginx_size(plan.directio.value)))
-        rows.append(_row("directio_alignment", plan.directio_alignment))
-        rows.append(
-            _row(
-                "output_buffers", plan.output_buffers, f"2 {nginx_size(plan.output_buffers.value)}"
-            )
-        )
-    if plan.keys_zone_budget_mb:
-        rows.append(_row("keys_zone RAM budget (MB)", plan.keys_zone_budget_mb))
-    if plan.origin_name:
-        rows.append(_row("proxy_pass (resolved per request)", plan.origin_name))
-    elif plan.upstreams:
-        rows.append(
-            (
-                "upstream tpgen_origin",
-                ", ".join(f"{u.host}:{u.port}" for u in plan.upstreams),
-                "IP addresses: one group with a keepalive pool; no DNS involved",
-            )
-        )
-    for disk in plan.disks:
-        label = f"disk {disk.name}"
-        rows.append(
-            (
-                label,
-                f"{disk.state}, {disk.media}, {disk.bucket_count} buckets",
-                f"weight {disk.weight:g}" + ("" if disk.state == "active" else ": no new keys"),
-            )
-        )
-        if disk.thread_pool:
-            pool = disk.thread_pool
-            rows.append(_row(f"  thread_pool {pool.name} threads", pool.threads))
-            rows.append(_row(f"  thread_pool {pool.name} max_queue", pool.max_queue))
-        rows.append(("  aio", "threads" if disk.thread_pool else "off", disk.pool_because))
-        if disk.cache:
-            cache = disk.cache
-            rows.append(_row(f"  {cache.name} keys_zone (MB)", cache.keys_zone_mb))
-            rows.append(
-                _row(f"  {cache.name} max_size", cache.max_size, human_size(cache.max_size.value))
-            )
-            rows.append(
-                _row(f"  {cache.name} min_free", cache.min_free, human_size(cache.min_free.value))
-            )
-            rows.append(_row(f"  {cache.name} inactive", cache.inactive))
-    return rows
+    return list(_decision_rows(plan, ""))
 
 
 def format_table(rows: list[Row]) -> str:

@@ -1,0 +1,164 @@
+"""Cache zones on the disks, their keys zones within the RAM budget, and proxy_cache policy."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from tpgen.errors import Problem, SpecError
+from tpgen.plan.defaults import (
+    AIO_WRITE,
+    CACHE_BACKGROUND_UPDATE,
+    CACHE_HEADERS,
+    CACHE_LEVELS,
+    CACHE_LOCK,
+    CACHE_REVALIDATE,
+    CACHE_USE_STALE,
+    CACHE_VALID,
+    DEFAULT_INACTIVE,
+    DEFAULT_OBJECT_SIZE,
+    HEADROOM_PERCENT,
+    KEYS_PER_MB,
+    KEYS_ZONE_RAM_PERCENT,
+    MIN_FREE_FLOOR,
+    MIN_FREE_PERCENT,
+    USE_TEMP_PATH,
+)
+from tpgen.plan.types import CacheZone, Decision, DiskPlan
+from tpgen.spec.model import Disk, NodeSpec
+from tpgen.spec.units import human_size
+
+
+def object_size(spec: NodeSpec) -> int:
+    return spec.workload.avg_object_size or DEFAULT_OBJECT_SIZE[spec.workload.type]
+
+
+def _max_size(spec: NodeSpec, disk: Disk) -> Decision[int]:
+    headroom = spec.tuning.headroom_percent
+    percent = headroom if headroom is not None else HEADROOM_PERCENT
+    return Decision(
+        int(disk.size * (100 - percent) / 100),
+        f"{human_size(disk.size)} minus {percent:g}% headroom for the filesystem and temp files",
+        overridden=headroom is not None,
+    )
+
+
+def _min_free(spec: NodeSpec, disk: Disk) -> Decision[int]:
+    min_free = spec.tuning.min_free_percent
+    percent = min_free if min_free is not None else MIN_FREE_PERCENT
+    return Decision(
+        max(MIN_FREE_FLOOR, int(disk.size * percent / 100) >> 20 << 20),
+        f"{percent:g}% of the disk: the cache manager evicts before the filesystem fills",
+        overridden=min_free is not None,
+    )
+
+
+def _inactive(spec: NodeSpec) -> Decision[str]:
+    if spec.workload.inactive:
+        return Decision(
+            spec.workload.inactive, "set in the spec (workload.inactive)", overridden=True
+        )
+    return Decision(
+        DEFAULT_INACTIVE, "keep objects a week unless space runs out: max_size evicts first anyway"
+    )
+
+
+def cache_zone(spec: NodeSpec, disk: Disk) -> CacheZone | None:
+    """A cache node's zone on a disk that stays in the config (draining ones keep theirs)."""
+    if spec.workload.type != "cache" or disk.state == "failed":
+        return None
+    size = object_size(spec)
+    max_size = _max_size(spec, disk)
+    keys = max_size.value // size
+    keys_zone = Decision(
+        max(1, math.ceil(keys / KEYS_PER_MB)),
+        f"{keys:,} objects of {human_size(size)} fit; "
+        f"one MB of keys_zone holds about {KEYS_PER_MB:,} keys",
+    )
+    return CacheZone(
+        name=f"cache_{disk.name}",
+        path=f"{disk.mount}/cache",
+        levels=Decision(
+            CACHE_LEVELS,
+            "16 × 256 directories: at millions of objects each holds a few thousand files",
+        ),
+        keys_zone_mb=keys_zone,
+        max_size=max_size,
+        min_free=_min_free(spec, disk),
+        inactive=_inactive(spec),
+        use_temp_path=Decision(
+            USE_TEMP_PATH,
+            "a fill's temp file is written on its own disk, so storing it is a rename, not a "
+            "copy across disks",
+        ),
+    )
+
+
+def keys_zone_budget(
+    spec: NodeSpec, disks: Sequence[DiskPlan], source: str
+) -> Decision[int] | None:
+    """The keys zones' share of RAM; zones that need more are refused with the fixes."""
+    if spec.workload.type != "cache":
+        return None
+    percent = spec.tuning.keys_zone_ram_percent
+    ram_pct = percent if percent is not None else KEYS_ZONE_RAM_PERCENT
+    budget = Decision(
+        int(spec.node.memory * ram_pct / 100) >> 20,
+        f"{ram_pct:g}% of {human_size(spec.node.memory)} RAM; the rest is page cache "
+        "and connection buffers",
+        overridden=percent is not None,
+    )
+    total = sum(d.cache.keys_zone_mb.value for d in disks if d.cache is not None)
+    if total > budget.value:
+        raise SpecError(
+            [
+                Problem(
+                    ("workload", "avg_object_size"),
+                    f"keys_zones need {total} MB but the RAM budget is {budget.value} MB "
+                    f"({ram_pct:g}% of node.memory): raise avg_object_size, add memory, raise "
+                    "tuning.headroom_percent, or raise tuning.keys_zone_ram_percent",
+                    source,
+                )
+            ]
+        )
+    return budget
+
+
+def proxy_cache_fields(spec: NodeSpec, pools: int) -> dict[str, Any]:
+    """How a cache node serves from and fills its zones (None on origin and vod)."""
+    if spec.workload.type != "cache":
+        return {}
+    return {
+        "proxy_cache_valid": Decision(
+            CACHE_VALID,
+            "an answer is served from the cache for 10 minutes before it is revalidated; a 404 "
+            "only a minute, so a new object appears soon",
+        ),
+        "proxy_cache_lock": Decision(
+            CACHE_LOCK,
+            "one fill per key: concurrent misses wait for the first instead of all going to "
+            "the origin",
+        ),
+        "proxy_cache_revalidate": Decision(
+            CACHE_REVALIDATE,
+            "an expired object is revalidated with a conditional request: a 304 keeps the copy",
+        ),
+        "proxy_cache_background_update": Decision(
+            CACHE_BACKGROUND_UPDATE,
+            "the stale copy is served while the update runs in the background",
+        ),
+        "proxy_cache_use_stale": Decision(
+            CACHE_USE_STALE,
+            "while the origin errs, times out or is being asked, clients get the stale copy",
+        ),
+        "aio_write": (
+            Decision(AIO_WRITE, "fills are written through the disk's pool too (nginx 1.9.13+)")
+            if pools
+            else None
+        ),
+        "cache_headers": Decision(
+            CACHE_HEADERS,
+            "every answer says whether it was a hit and which disk holds it (always: errors too)",
+        ),
+    }

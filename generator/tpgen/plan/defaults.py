@@ -1,0 +1,192 @@
+"""Every constant the plan starts from, and where its number comes from.
+
+A rule in the other plan modules turns these into Decisions for one spec; the reasons it writes
+repeat the figures below, so an operator reads them in `tpgen explain`.
+"""
+
+from __future__ import annotations
+
+from tpgen.plan.buckets import SPLIT_STEPS
+
+# ---------------------------------------------------------------------- limits of a real node
+# Limits of a real Linux node with a stock kernel; workers.check_node_limits holds every derived
+# and every overridden value within them.
+# Every worker starts every pool, and a reload runs the old and the new workers at once: the
+# node's pool threads stay within a quarter of a default pid_max of 32768, so a reload needs half.
+THREAD_BUDGET = 8192
+# fs.nr_open: setrlimit(RLIMIT_NOFILE) above it fails, so worker_rlimit_nofile cannot pass it.
+NR_OPEN = 1_048_576
+
+# ------------------------------------------------------------------------ workers, connections
+# Each worker allocates a connection and two events per worker_connections slot at start
+# (measured: 442 bytes a slot, nginx 1.22 x86_64); all workers' slots must fit this share of RAM.
+CONNECTION_SLOT_BYTES = 512
+CONNECTION_RAM_PERCENT = 25
+# The derived worker_connections keeps all workers' slots within this smaller share (bench, 12
+# workers, 512 MiB, cold inodes: 8,192 a worker hot p99 2.0x the article's per-disk layout, 1,024
+# 0.53x), in steps of 1024, never below MIN_WORKER_CONNECTIONS.
+CONNECTION_DEFAULT_RAM_PERCENT = 2
+MIN_WORKER_CONNECTIONS = 1024
+# Per workload, before the RAM cap (tpgen's choice): many short connections on a cache; fewer,
+# longer transfers on origin and vod.
+DEFAULT_CONNECTIONS = {"cache": 16384, "origin": 8192, "vod": 4096}
+CONNECTIONS_BECAUSE = {
+    "cache": "many short client and upstream connections",
+    "origin": "a client connection each, files opened from the disks",
+    "vod": "long-lived large transfers, fewer at a time",
+}
+# Descriptors beyond the connections' two each: logs, listeners, the status server (an
+# allowance, not counted: a node writes two logs and listens on two sockets).
+EXTRA_FDS = 64
+# The article's config (seeds/thread-pools-boost-performance-9x.txt) and nginx's default since
+# 1.11.3: every worker wakes and the first accepts, without the lock's hand-off delay.
+ACCEPT_MUTEX = "off"
+
+# ----------------------------------------------------------------------------- thread pools
+# Reads one HDD may have in flight across ALL workers: each pool thread holds at most one, and
+# every worker starts every pool, so the per-worker count is this budget's share, not a constant
+# that multiplies with the cores. A cold transfer in flight pins about one sendfile chunk of page
+# cache (read-ahead, socket buffer): all of them together stay within a share of memory, or they
+# evict the hot files, inodes and dentries that keep open() off the disk (bench, fast-disk: 64
+# threads a worker 35-72 hot req/s, 16: 91-273).
+HDD_INFLIGHT = 128
+INFLIGHT_MEMORY_PERCENT = 12
+HDD_THREADS_BECAUSE = (
+    "with aio threads every send, even of a cached file, queues in the pool FIFO, so a pool "
+    "must hold its worker's cold reads on the disk (bench, warm inodes: hot p99 4.5 s at 16, "
+    "146 ms at 64 a worker); beyond the budget reads only queue in the kernel, where open() on "
+    "the event loop waits behind them for the inode (bench, 3 disks, 256 MiB, cold inodes: 64 a "
+    "worker 0.34x the article's hot req/s, 16 1.14x; 1 GiB, warm inodes: 31 a worker 3.0x); "
+    "at least 16 because nginx spreads connections unevenly over workers (12 workers at 8 a "
+    "worker: hot p99 12x the article's, at 16: 0.88x)"
+)
+# nginx does not spread connections evenly over workers (accept_mutex off: whoever wakes first
+# accepts), so one worker may hold many times its 1/workers share of a disk's cold transfers: its
+# pool never gets fewer than the article's 16 (bench, 12 workers: 8 a worker, hot p99 2.4-2.9 s;
+# 16, 0.18-0.20 s).
+HDD_WORKER_THREADS = 16
+# nginx's default max_queue (the article; DESIGN §4): bursts wait in the queue; past it a request
+# fails (error log).
+HDD_MAX_QUEUE = 65536
+
+# ---------------------------------------------------------------------------------------- I/O
+# The article's sendfile_max_chunk: one call moves at most 512 KiB, so one fast client cannot
+# hold a worker's event loop; it is also the page cache one transfer in flight pins (above).
+SENDFILE_MAX_CHUNK = 512 << 10
+# vod: files above this size skip the page cache (seeds/nginx-thread-pools-debian.txt:
+# directio 4m).
+DIRECTIO_VOD = 4 << 20
+# vod: directio reads go through output_buffers: tpgen's 1 MiB (nginx's default is 2 × 32k) keeps
+# an HDD streaming instead of seeking for every 32 KiB; not benchmarked against other sizes. The
+# count stays nginx's default 2: one buffer is sent while the other is read.
+OUTPUT_BUFFER_VOD = 1 << 20
+OUTPUT_BUFFER_COUNT = 2
+# origin and vod: descriptors of hot files kept open. The bench keeps open_file_cache on with
+# min_uses 2 (docs/benchmark.md, issue 10: off 1.03x the article's hot req/s, on 1.14x); the size
+# and the 60s timings are tpgen's choice (the seeds use 1,000-1,024 files, 10-30 s), not measured
+# against others. A missing file's error is kept like a hit.
+OPEN_FILE_CACHE_MAX = 65536
+OPEN_FILE_CACHE_INACTIVE = "60s"
+OPEN_FILE_CACHE_VALID = "60s"
+OPEN_FILE_CACHE_MIN_USES = 2
+OPEN_FILE_CACHE_ERRORS = "on"
+# Debian's nginx.conf (nginx's own default is 75s), written out so the config says it.
+KEEPALIVE_TIMEOUT = "65s"
+# DESIGN §4: sendfile on (the article's too), full packets with it (tcp_nopush); tcp_nodelay is
+# nginx's default, written out.
+SENDFILE = "on"
+TCP_NOPUSH = "on"
+TCP_NODELAY = "on"
+
+# ----------------------------------------------------------------------- cache zones, RAM
+KEYS_PER_MB = 8000  # nginx docs: one megabyte of keys_zone stores about 8 thousand keys
+# max_size leaves room for the filesystem's own use and the temp files of fills in flight
+# (DESIGN §4: 10 %).
+HEADROOM_PERCENT = 10.0
+# min_free (nginx 1.19.1+): the cache manager evicts before the filesystem fills; tpgen's 1 %,
+# at least 1 MiB.
+MIN_FREE_PERCENT = 1.0
+MIN_FREE_FLOOR = 1 << 20
+# The keys zones' share of RAM (tpgen's choice); the rest is page cache and connection buffers.
+KEYS_ZONE_RAM_PERCENT = 20.0
+# Per workload, the mean object size the keys zone is sized for (workload.avg_object_size).
+DEFAULT_OBJECT_SIZE = {"cache": 1 << 20, "origin": 1 << 20, "vod": 64 << 20}
+DEFAULT_INACTIVE = "7d"  # tpgen's choice: max_size evicts first on a busy node anyway
+# DESIGN §4 and the article: 16 × 256 directories, so no directory grows slow to search.
+CACHE_LEVELS = "1:2"
+# DESIGN §1 and the article: temp files are written in the cache directory itself, so storing a
+# fill is a rename on its disk, not a copy across disks.
+USE_TEMP_PATH = "off"
+# proxy_cache policy, tpgen's choice (not benchmarked; the bench measures reads, not freshness):
+# 10 minutes for the cacheable answers, 1 minute for a 404 so a new object appears soon.
+CACHE_VALID: tuple[tuple[tuple[int, ...], str], ...] = (
+    ((200, 206, 301, 302), "10m"),
+    ((404,), "1m"),
+)
+# One fill per key: concurrent misses wait for the first instead of all going to the origin.
+CACHE_LOCK = "on"
+# Expired entries are revalidated with If-Modified-Since / If-None-Match, updated in the
+# background while the stale copy is served (seeds/nginx-thread-pools-debian.txt: use_stale
+# updating), and served stale while the origin errs.
+CACHE_REVALIDATE = "on"
+CACHE_BACKGROUND_UPDATE = "on"
+CACHE_USE_STALE = ("error", "timeout", "updating", "http_500", "http_502", "http_503", "http_504")
+# The article: aio_write (nginx 1.9.13+) sends the cache's temp-file writes through the pool too.
+AIO_WRITE = "on"
+# Headers that show where an answer came from: the cache's verdict and the disk.
+CACHE_HEADERS = (("X-Cache-Status", "$upstream_cache_status"), ("X-Cache-Disk", "$tpgen_disk"))
+
+# --------------------------------------------------------------------------- origin, status
+# Idle connections each worker keeps to the upstream group: tpgen's choice, not benchmarked.
+UPSTREAM_KEEPALIVE = 32
+# The status server: stub_status at this location, for the node itself only (doctor and the
+# health check read it).
+STATUS_LOCATION = "/nginx_status"
+STATUS_ALLOW = ("127.0.0.1", "::1")
+
+# ----------------------------------------------------------------------- buckets, split key
+# nginx's full split_clients resolution: at 96 disks a fair share is ~104 buckets (4 TB among
+# 16 TB disks ~45), so ±1 bucket is ≤ 1-2 %; at 1000 buckets it is ~10 %.
+DEFAULT_BUCKETS = SPLIT_STEPS
+DEFAULT_CACHE_KEY = "$scheme$host$request_uri"  # nginx's default proxy_cache_key
+ORIGIN_KEY = "$uri"
+# The root map's default: split_clients always names a disk, so only a bug reaches it; a root
+# that does not exist answers 404 and logs the path, where a real disk would serve silently.
+UNMAPPED_ROOT = "/nonexistent/tpgen-unmapped-disk"
+
+# ------------------------------------------------------------------------ files and logs
+# Debian's nginx package: its user, pid file and log directory.
+NGINX_USER = "www-data"
+RUN_DIR = "/run"
+LOG_DIR = "/var/log/nginx"
+# tpgen's choice: warnings (a full pool queue, a failed read) but not a client's hang-up (info).
+ERROR_LOG_LEVEL = "warn"
+ACCESS_LOG_FORMAT = "combined"  # nginx's predefined format
+# Access log lines are written in 64 KiB batches, at the latest after 5 s: one write() per
+# batch instead of one per request (tpgen's choice; the bench: the log off is only 1.04x).
+ACCESS_LOG_BUFFER = 64 << 10
+ACCESS_LOG_FLUSH = "5s"
+# The status server's requests (monitoring polls) stay out of the access log.
+STATUS_ACCESS_LOG = "off"
+
+# --------------------------------------------------------------------------- responses
+SERVER_TOKENS = "off"  # tpgen's choice: no nginx version in headers and error pages
+DEFAULT_TYPE = "application/octet-stream"
+# The media types a CDN node serves, by file extension; anything else is DEFAULT_TYPE.
+MIME_TYPES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("text/html", ("html", "htm")),
+    ("text/plain", ("txt",)),
+    ("text/css", ("css",)),
+    ("application/javascript", ("js",)),
+    ("application/json", ("json",)),
+    ("image/jpeg", ("jpeg", "jpg")),
+    ("image/png", ("png",)),
+    ("image/webp", ("webp",)),
+    ("audio/mpeg", ("mp3",)),
+    ("video/mp4", ("mp4", "m4v")),
+    ("video/iso.segment", ("m4s",)),
+    ("video/mp2t", ("ts",)),
+    ("video/webm", ("webm",)),
+    ("application/vnd.apple.mpegurl", ("m3u8",)),
+    ("application/dash+xml", ("mpd",)),
+)

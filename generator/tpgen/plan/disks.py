@@ -1,0 +1,32 @@
+"""Each disk of the spec as the config uses it: its buckets, pool, aio and cache zone."""
+
+from __future__ import annotations
+
+from tpgen.plan.cache import cache_zone
+from tpgen.plan.pools import aio, thread_pool
+from tpgen.plan.split import disk_buckets, disk_weight
+from tpgen.plan.types import Decision, DiskPlan
+from tpgen.spec.model import NodeSpec
+
+
+def disk_plans(
+    spec: NodeSpec, threads: Decision[int], owners: tuple[str, ...]
+) -> tuple[DiskPlan, ...]:
+    data = "cache" if spec.workload.type == "cache" else "data"
+    return tuple(
+        DiskPlan(
+            name=disk.name,
+            device=disk.device,
+            mount=disk.mount,
+            dir=f"{disk.mount}/{data}",
+            media=disk.media,
+            state=disk.state,
+            filesystem=disk.filesystem,
+            weight=disk_weight(disk),
+            buckets=disk_buckets(disk, owners),
+            thread_pool=thread_pool(spec, disk, threads),
+            aio=aio(spec, disk),
+            cache=cache_zone(spec, disk),
+        )
+        for disk in spec.disks
+    )

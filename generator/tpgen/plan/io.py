@@ -1,0 +1,108 @@
+"""How nginx reads files and writes sockets: sendfile, open_file_cache, directio, buffers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tpgen.plan.defaults import (
+    DIRECTIO_VOD,
+    KEEPALIVE_TIMEOUT,
+    OPEN_FILE_CACHE_ERRORS,
+    OPEN_FILE_CACHE_INACTIVE,
+    OPEN_FILE_CACHE_MAX,
+    OPEN_FILE_CACHE_MIN_USES,
+    OPEN_FILE_CACHE_VALID,
+    OUTPUT_BUFFER_COUNT,
+    OUTPUT_BUFFER_VOD,
+    SENDFILE,
+    SENDFILE_MAX_CHUNK,
+    TCP_NODELAY,
+    TCP_NOPUSH,
+)
+from tpgen.plan.types import Decision, pick
+from tpgen.spec.model import NodeSpec
+
+
+def socket_fields(spec: NodeSpec) -> dict[str, Any]:
+    tuning = spec.tuning
+    return {
+        "sendfile": Decision(SENDFILE, "zero-copy from page cache to socket"),
+        "sendfile_max_chunk": pick(
+            tuning.sendfile_max_chunk,
+            SENDFILE_MAX_CHUNK,
+            "one sendfile() call moves at most 512k, so a fast client cannot hog a worker",
+        ),
+        "tcp_nopush": Decision(TCP_NOPUSH, "full packets with sendfile"),
+        "tcp_nodelay": Decision(
+            TCP_NODELAY, "the last partial packet of an answer leaves at once (no Nagle delay)"
+        ),
+        "keepalive_timeout": pick(
+            tuning.keepalive_timeout,
+            KEEPALIVE_TIMEOUT,
+            "Debian's nginx.conf value, explicit (nginx's own default is 75s)",
+        ),
+    }
+
+
+def open_file_cache_max(spec: NodeSpec) -> Decision[int] | None:
+    """origin and vod open files from the disks; a cache node's files are its zones'."""
+    if spec.workload.type not in ("origin", "vod"):
+        return None
+    return pick(
+        spec.tuning.open_file_cache_max,
+        OPEN_FILE_CACHE_MAX,
+        "descriptors of hot files stay open: no open()/stat() on the event loop",
+    )
+
+
+def open_file_cache_fields(open_files: Decision[int] | None) -> dict[str, Any]:
+    """The timings of the open_file_cache (None where there is none)."""
+    if open_files is None:
+        return {}
+    return {
+        "open_file_cache_max": open_files,
+        "open_file_cache_inactive": Decision(
+            OPEN_FILE_CACHE_INACTIVE, "a descriptor unused for a minute is closed"
+        ),
+        "open_file_cache_valid": Decision(
+            OPEN_FILE_CACHE_VALID,
+            "a kept descriptor is checked against the file once a minute: a replaced file is "
+            "served at most a minute late",
+        ),
+        "open_file_cache_min_uses": Decision(
+            OPEN_FILE_CACHE_MIN_USES,
+            "a file opened once in a while is not kept: the cache holds the hot ones",
+        ),
+        "open_file_cache_errors": Decision(
+            OPEN_FILE_CACHE_ERRORS,
+            "a missing file's error is kept too: repeated 404s cost no open()",
+        ),
+    }
+
+
+def directio_fields(spec: NodeSpec) -> dict[str, Any]:
+    """vod reads its large files around the page cache, in large reads."""
+    if spec.workload.type != "vod":
+        return {}
+    tuning = spec.tuning
+    fs = {d.filesystem for d in spec.disks if d.state != "failed"}
+    return {
+        "directio": pick(
+            tuning.directio,
+            DIRECTIO_VOD,
+            "media files above 4 MiB bypass the page cache and are read through the pools",
+        ),
+        "directio_alignment": Decision(
+            "4k" if "xfs" in fs else "512",
+            "xfs needs 4k-aligned direct I/O" if "xfs" in fs else "ext4 accepts 512-byte alignment",
+        ),
+        "output_buffers": pick(
+            tuning.output_buffers,
+            OUTPUT_BUFFER_VOD,
+            "directio reads go through output_buffers: 1 MiB reads keep an HDD streaming "
+            "instead of seeking for every 32 KiB",
+        ),
+        "output_buffer_count": Decision(
+            OUTPUT_BUFFER_COUNT, "one buffer is sent while the next is read from the disk"
+        ),
+    }

@@ -1,0 +1,60 @@
+"""Which disk a key lives on: the bucket count, the key, and the bucket owners."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tpgen.plan.buckets import assign_buckets, split_table
+from tpgen.plan.defaults import DEFAULT_BUCKETS, DEFAULT_CACHE_KEY, ORIGIN_KEY, UNMAPPED_ROOT
+from tpgen.plan.types import Decision, pick
+from tpgen.spec.model import Disk, NodeSpec
+
+
+def disk_weight(disk: Disk) -> float:
+    """The spec's weight, else the disk's size in GiB."""
+    return disk.weight if disk.weight is not None else disk.size / (1 << 30)
+
+
+def _split_key(spec: NodeSpec) -> Decision[str]:
+    if spec.workload.type != "cache":
+        return Decision(ORIGIN_KEY, "the file's path: a file lives on the disk its URI picks")
+    return Decision(
+        spec.workload.cache_key or DEFAULT_CACHE_KEY,
+        "the cache key itself: an object always lives on the disk its key picks",
+        overridden=spec.workload.cache_key is not None,
+    )
+
+
+def split_fields(spec: NodeSpec) -> dict[str, Any]:
+    buckets = pick(
+        spec.tuning.buckets,
+        DEFAULT_BUCKETS,
+        "split_clients' full resolution (0.01 %): at 96 disks one bucket is ~1 % of a disk's "
+        "share, so every disk stays within 1.01 × its weighted fair share (at 1000 buckets one "
+        "bucket is ~10 % of it)",
+    )
+    owners = assign_buckets(
+        [(d.name, disk_weight(d)) for d in spec.disks],
+        buckets.value,
+        active={d.name for d in spec.disks if d.state == "active"},
+    )
+    return {
+        "buckets": buckets,
+        "owners": owners,
+        "split": split_table(owners),
+        "split_key": _split_key(spec),
+        "unmapped_root": Decision(
+            UNMAPPED_ROOT,
+            "split_clients always names a disk, so only a bug reaches the default: a root that "
+            "does not exist answers 404 and logs the path",
+        ),
+    }
+
+
+def disk_buckets(disk: Disk, owners: tuple[str, ...]) -> Decision[int]:
+    count = owners.count(disk.name)
+    weight = disk_weight(disk)
+    source = "weight in the spec" if disk.weight is not None else "size in GiB"
+    if disk.state != "active":
+        return Decision(count, f"{disk.state}: no key maps to it (weight {weight:g})")
+    return Decision(count, f"its share by weight {weight:g} ({source}) of the buckets")

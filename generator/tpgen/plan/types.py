@@ -1,0 +1,281 @@
+"""What a plan is: Decisions (a value and its reason), grouped as the config lays them out.
+
+Every Decision field is registered with the directive it feeds (``feeds``): `tpgen explain`
+walks the fields in order and prints each with its directive, so a new Decision appears there
+without a hand-kept list. Fields are in the order of the rendered config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Generic, Literal, TypeVar
+
+from tpgen.plan.buckets import SplitTable
+from tpgen.spec.units import nginx_size
+
+T = TypeVar("T")
+
+# How explain shows a value (render/explain.py holds the formats).
+Shown = Literal["text", "size", "mb", "words", "types", "valid", "headers", "servers"]
+
+
+@dataclass(frozen=True)
+class Decision(Generic[T]):
+    """A derived value and the rule that produced it."""
+
+    value: T
+    because: str
+    overridden: bool = False
+
+
+def pick(override: T | None, default: T, because: str) -> Decision[T]:
+    """The spec's tuning value where it sets one, else the rule's."""
+    if override is not None:
+        return Decision(override, "set in the spec (tuning)", overridden=True)
+    return Decision(default, because)
+
+
+def feeds(directive: str, shown: Shown = "text") -> dict[str, str]:
+    """A Decision field's metadata: the directive it feeds, and how explain shows its value."""
+    return {"directive": directive, "shown": shown}
+
+
+@dataclass(frozen=True)
+class ThreadPool:
+    name: str
+    threads: Decision[int] = field(metadata=feeds("threads"))
+    max_queue: Decision[int] = field(metadata=feeds("max_queue"))
+
+    @property
+    def label(self) -> str:
+        return f"thread_pool {self.name}"
+
+
+@dataclass(frozen=True)
+class CacheZone:
+    name: str
+    path: str
+    levels: Decision[str] = field(metadata=feeds("levels"))
+    keys_zone_mb: Decision[int] = field(metadata=feeds("keys_zone", "mb"))
+    max_size: Decision[int] = field(metadata=feeds("max_size", "size"))
+    min_free: Decision[int] = field(metadata=feeds("min_free", "size"))
+    inactive: Decision[str] = field(metadata=feeds("inactive"))
+    use_temp_path: Decision[str] = field(metadata=feeds("use_temp_path"))
+
+    @property
+    def label(self) -> str:
+        return f"proxy_cache_path {self.name}"
+
+    @property
+    def max_size_nginx(self) -> str:
+        return nginx_size(self.max_size.value)
+
+    @property
+    def min_free_nginx(self) -> str:
+        return nginx_size(self.min_free.value)
+
+
+@dataclass(frozen=True)
+class DiskPlan:
+    name: str
+    device: str
+    mount: str
+    dir: str
+    media: str
+    state: str
+    filesystem: str
+    weight: float
+    buckets: Decision[int] = field(metadata=feeds("split_clients buckets"))
+    thread_pool: ThreadPool | None
+    aio: Decision[str] = field(metadata=feeds("aio"))
+    cache: CacheZone | None
+
+    @property
+    def label(self) -> str:
+        return f"disk {self.name}"
+
+    @property
+    def summary(self) -> tuple[str, str]:
+        """Its heading in `tpgen explain`: what the spec says about it."""
+        return f"{self.state} {self.media}", f"{self.dir} on {self.device} ({self.filesystem})"
+
+    @property
+    def bucket_count(self) -> int:
+        return self.buckets.value
+
+    @property
+    def pool_because(self) -> str:
+        return self.aio.because
+
+
+@dataclass(frozen=True)
+class Upstream:
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+MimeTypes = tuple[tuple[str, tuple[str, ...]], ...]
+CacheValid = tuple[tuple[tuple[int, ...], str], ...]
+Headers = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    source: str
+    node_name: str
+    workload: str
+    # main context
+    user: Decision[str] = field(metadata=feeds("user"))
+    worker_processes: Decision[int | str] = field(metadata=feeds("worker_processes"))
+    worker_rlimit_nofile: Decision[int] = field(metadata=feeds("worker_rlimit_nofile"))
+    pid_file: Decision[str] = field(metadata=feeds("pid"))
+    error_log_file: Decision[str] = field(metadata=feeds("error_log"))
+    error_log_level: Decision[str] = field(metadata=feeds("error_log level"))
+    # events
+    worker_connections: Decision[int] = field(metadata=feeds("worker_connections"))
+    accept_mutex: Decision[str] = field(metadata=feeds("accept_mutex"))
+    # http: responses, logs, I/O
+    mime_types: Decision[MimeTypes] = field(metadata=feeds("types", "types"))
+    default_type: Decision[str] = field(metadata=feeds("default_type"))
+    access_log_file: Decision[str] = field(metadata=feeds("access_log"))
+    access_log_format: Decision[str] = field(metadata=feeds("access_log format"))
+    access_log_buffer: Decision[int] = field(metadata=feeds("access_log buffer", "size"))
+    access_log_flush: Decision[str] = field(metadata=feeds("access_log flush"))
+    server_tokens: Decision[str] = field(metadata=feeds("server_tokens"))
+    sendfile: Decision[str] = field(metadata=feeds("sendfile"))
+    sendfile_max_chunk: Decision[int] = field(metadata=feeds("sendfile_max_chunk", "size"))
+    tcp_nopush: Decision[str] = field(metadata=feeds("tcp_nopush"))
+    tcp_nodelay: Decision[str] = field(metadata=feeds("tcp_nodelay"))
+    keepalive_timeout: Decision[str] = field(metadata=feeds("keepalive_timeout"))
+    open_file_cache_max: Decision[int] | None = field(
+        default=None, metadata=feeds("open_file_cache max")
+    )
+    open_file_cache_inactive: Decision[str] | None = field(
+        default=None, metadata=feeds("open_file_cache inactive")
+    )
+    open_file_cache_valid: Decision[str] | None = field(
+        default=None, metadata=feeds("open_file_cache_valid")
+    )
+    open_file_cache_min_uses: Decision[int] | None = field(
+        default=None, metadata=feeds("open_file_cache_min_uses")
+    )
+    open_file_cache_errors: Decision[str] | None = field(
+        default=None, metadata=feeds("open_file_cache_errors")
+    )
+    directio: Decision[int] | None = field(default=None, metadata=feeds("directio", "size"))
+    directio_alignment: Decision[str] | None = field(
+        default=None, metadata=feeds("directio_alignment")
+    )
+    output_buffers: Decision[int] | None = field(
+        default=None, metadata=feeds("output_buffers size", "size")
+    )
+    output_buffer_count: Decision[int] | None = field(
+        default=None, metadata=feeds("output_buffers number")
+    )
+    # which disk a key lives on
+    buckets: Decision[int] = field(metadata=feeds("split_clients buckets"))
+    split_key: Decision[str] = field(metadata=feeds("split_clients key"))
+    owners: tuple[str, ...]
+    split: SplitTable
+    unmapped_root: Decision[str] = field(metadata=feeds("map $tpgen_root default"))
+    # cache: zones' RAM, proxy_cache policy
+    keys_zone_budget_mb: Decision[int] | None = field(
+        default=None, metadata=feeds("keys_zone RAM budget (all disks)", "mb")
+    )
+    proxy_cache_valid: Decision[CacheValid] | None = field(
+        default=None, metadata=feeds("proxy_cache_valid", "valid")
+    )
+    proxy_cache_lock: Decision[str] | None = field(default=None, metadata=feeds("proxy_cache_lock"))
+    proxy_cache_revalidate: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_cache_revalidate")
+    )
+    proxy_cache_background_update: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_cache_background_update")
+    )
+    proxy_cache_use_stale: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("proxy_cache_use_stale", "words")
+    )
+    aio_write: Decision[str] | None = field(default=None, metadata=feeds("aio_write"))
+    cache_headers: Decision[Headers] | None = field(
+        default=None, metadata=feeds("add_header", "headers")
+    )
+    # the origin of a cache node
+    origin_servers: Decision[tuple[Upstream, ...]] | None = field(
+        default=None, metadata=feeds("upstream tpgen_origin", "servers")
+    )
+    upstream_keepalive: Decision[int] | None = field(
+        default=None, metadata=feeds("upstream tpgen_origin keepalive")
+    )
+    origin_name: Decision[str] | None = field(
+        default=None, metadata=feeds("set $tpgen_origin (proxy_pass)")
+    )
+    resolver_addresses: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("resolver", "words")
+    )
+    # servers
+    listen_address: Decision[str] = field(metadata=feeds("listen"))
+    status_address: Decision[str] = field(metadata=feeds("status server listen"))
+    status_location: Decision[str] = field(metadata=feeds("status server location"))
+    status_allow: Decision[tuple[str, ...]] = field(metadata=feeds("status server allow", "words"))
+    status_access_log: Decision[str] = field(metadata=feeds("status server access_log"))
+    disks: tuple[DiskPlan, ...]
+    notes: tuple[str, ...] = ()
+
+    # The attributes the node side and the offline check read, as plain values.
+    @property
+    def pid_path(self) -> str:
+        return self.pid_file.value
+
+    @property
+    def error_log(self) -> str:
+        return self.error_log_file.value
+
+    @property
+    def access_log(self) -> str:
+        return self.access_log_file.value
+
+    @property
+    def listen(self) -> str:
+        return self.listen_address.value
+
+    @property
+    def status_listen(self) -> str:
+        return self.status_address.value
+
+    @property
+    def upstreams(self) -> tuple[Upstream, ...]:
+        return self.origin_servers.value if self.origin_servers else ()
+
+    @property
+    def resolver(self) -> tuple[str, ...]:
+        return self.resolver_addresses.value if self.resolver_addresses else ()
+
+    @property
+    def pooled_disks(self) -> tuple[DiskPlan, ...]:
+        return tuple(d for d in self.disks if d.thread_pool is not None)
+
+    @property
+    def serving_disks(self) -> tuple[DiskPlan, ...]:
+        """Disks that appear in the config (failed disks are gone)."""
+        return tuple(d for d in self.disks if d.state != "failed")
+
+    @property
+    def bucket_disks(self) -> tuple[DiskPlan, ...]:
+        return tuple(d for d in self.disks if d.state == "active")
+
+    @property
+    def draining_disks(self) -> tuple[DiskPlan, ...]:
+        return tuple(d for d in self.disks if d.state == "draining")
+
+    @property
+    def mixed_pools(self) -> bool:
+        """Some bucket-owning disks have a pool and some do not: aio must be chosen per request."""
+        pooled = {d.thread_pool is not None for d in self.bucket_disks}
+        return len(pooled) == 2
+
+    @property
+    def all_pooled(self) -> bool:
+        return all(d.thread_pool is not None for d in self.bucket_disks)

@@ -1,0 +1,142 @@
+"""Worker processes, their connections and open files, and the node limits those must fit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tpgen.errors import Problem, problem
+from tpgen.plan.defaults import (
+    ACCEPT_MUTEX,
+    CONNECTION_DEFAULT_RAM_PERCENT,
+    CONNECTION_RAM_PERCENT,
+    CONNECTION_SLOT_BYTES,
+    CONNECTIONS_BECAUSE,
+    DEFAULT_CONNECTIONS,
+    EXTRA_FDS,
+    MIN_WORKER_CONNECTIONS,
+    NR_OPEN,
+)
+from tpgen.plan.types import Decision, pick
+from tpgen.spec.model import NodeSpec
+from tpgen.spec.units import human_size
+
+
+def worker_count(spec: NodeSpec) -> int:
+    """Worker processes nginx will start; ``auto`` starts one per CPU, which node.cores is."""
+    workers = spec.tuning.worker_processes
+    return workers if isinstance(workers, int) else spec.node.cores
+
+
+def worker_processes(spec: NodeSpec) -> Decision[int | str]:
+    if spec.tuning.worker_processes is not None:
+        return Decision(spec.tuning.worker_processes, "set in the spec (tuning)", overridden=True)
+    return Decision(
+        spec.node.cores, "one event loop per core; the thread pools take the blocking reads"
+    )
+
+
+def connections(spec: NodeSpec) -> Decision[int]:
+    """The workload's default worker_connections, lowered where all workers' slots would take
+    more than CONNECTION_DEFAULT_RAM_PERCENT of memory (many workers, little RAM)."""
+    workload = spec.workload.type
+    because = CONNECTIONS_BECAUSE[workload]
+    default = DEFAULT_CONNECTIONS[workload]
+    workers = worker_count(spec)
+    budget = spec.node.memory * CONNECTION_DEFAULT_RAM_PERCENT // 100
+    fitting = budget // (workers * CONNECTION_SLOT_BYTES) // 1024 * 1024
+    if fitting < default:
+        slots = human_size(workers * max(fitting, MIN_WORKER_CONNECTIONS) * CONNECTION_SLOT_BYTES)
+        because += (
+            f"; lowered from {default:,}: {workers} workers' slots ({slots}, "
+            f"{CONNECTION_SLOT_BYTES} bytes each, resident from start) stay within "
+            f"{CONNECTION_DEFAULT_RAM_PERCENT}% of memory, at least {MIN_WORKER_CONNECTIONS:,} a "
+            "worker, so the page cache keeps hot files and inodes (bench, 12 workers, 512 MiB, "
+            "cold inodes: 8,192 a worker hot p99 2.0x the article's per-disk layout, 1,024 0.53x)"
+        )
+        default = max(fitting, MIN_WORKER_CONNECTIONS)
+    return pick(spec.tuning.worker_connections, default, f"{workload}: {because}")
+
+
+def rlimit_nofile(
+    spec: NodeSpec, slots: Decision[int], open_files: Decision[int] | None
+) -> Decision[int]:
+    extra = (open_files.value if open_files else 0) + EXTRA_FDS
+    return pick(
+        spec.tuning.worker_rlimit_nofile,
+        2 * slots.value + extra,
+        "2 × worker_connections (client + upstream or file) + open_file_cache + "
+        f"{EXTRA_FDS} for logs and listeners",
+    )
+
+
+def event_fields(spec: NodeSpec) -> dict[str, Any]:
+    """The Plan fields of the main context and events block that limits do not touch."""
+    return {
+        "worker_processes": worker_processes(spec),
+        "accept_mutex": Decision(
+            ACCEPT_MUTEX,
+            "every worker accepts at once; no lock hand-off latency (nginx's default since 1.11.3)",
+        ),
+    }
+
+
+def nofile_limit(spec: NodeSpec, slots: Decision[int], nofile: Decision[int]) -> list[Problem]:
+    problems = []
+    if nofile.overridden and nofile.value < 2 * slots.value:
+        problems.append(
+            problem(
+                ("tuning", "worker_rlimit_nofile"),
+                f"{nofile.value} is below 2 × worker_connections = {2 * slots.value}: "
+                "a proxied connection needs two descriptors; raise it or remove it",
+            )
+        )
+    if nofile.value <= NR_OPEN:
+        return problems
+    if nofile.overridden:
+        return [
+            *problems,
+            problem(
+                ("tuning", "worker_rlimit_nofile"),
+                f"{nofile.value:,} is above the kernel's fs.nr_open ({NR_OPEN:,}): nginx "
+                f"cannot raise its open-file limit that far; lower it to at most {NR_OPEN:,}",
+            ),
+        ]
+    return [_derived_nofile_problem(spec, slots, nofile)]
+
+
+def _derived_nofile_problem(spec: NodeSpec, slots: Decision[int], nofile: Decision[int]) -> Problem:
+    others = nofile.value - 2 * slots.value  # open_file_cache + EXTRA_FDS, as derived
+    if slots.overridden:
+        where = ("tuning", "worker_connections")
+        fix = f"lower worker_connections to at most {max(0, NR_OPEN - others) // 2:,}"
+        if spec.tuning.open_file_cache_max:
+            fix += " or lower open_file_cache_max"
+    else:
+        where = ("tuning", "open_file_cache_max")
+        fix = f"lower open_file_cache_max to at most {NR_OPEN - 2 * slots.value - EXTRA_FDS:,}"
+    return problem(
+        where,
+        f"needs worker_rlimit_nofile = 2 × {slots.value:,} connections + "
+        f"{others:,} (open_file_cache, logs, listeners) = {nofile.value:,}, above the "
+        f"kernel's fs.nr_open ({NR_OPEN:,}): {fix}",
+    )
+
+
+def slot_limit(spec: NodeSpec, slots: Decision[int]) -> list[Problem]:
+    workers = worker_count(spec)
+    resident = workers * slots.value * CONNECTION_SLOT_BYTES
+    budget = spec.node.memory * CONNECTION_RAM_PERCENT // 100
+    if resident <= budget:
+        return []
+    # ≥ 128 for any valid spec (256MiB, 1024 workers): lowering connections always fits.
+    most = budget // (workers * CONNECTION_SLOT_BYTES)
+    fix = f"set tuning.worker_connections to at most {most:,}"
+    return [
+        problem(
+            ("tuning", "worker_connections") if slots.overridden else ("node", "memory"),
+            f"{workers} workers × {slots.value:,} worker_connections allocate "
+            f"{human_size(resident)} of connection slots at start ({CONNECTION_SLOT_BYTES} bytes "
+            f"each), above {CONNECTION_RAM_PERCENT}% of node.memory ({human_size(budget)}): "
+            f"{fix}, or add memory",
+        )
+    ]
