@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import crossplane
 import pytest
 from tpgen.check import check_plan
 from tpgen.plan import make_plan
 from tpgen.render import render_config
+from tpgen.render.explain import explain_rows, format_table
 from tpgen.spec.load import load_spec_file
 
 from .conftest import CASES, ROOT
@@ -21,20 +25,17 @@ def _render(case: Path) -> str:
     return render_config(make_plan(load_spec_file(case / "spec.yaml"), source))
 
 
-@pytest.mark.parametrize("case", CASE_DIRS, ids=[p.name for p in CASE_DIRS])
-def test_rendered_config_matches_golden(case: Path, update_goldens: bool) -> None:
-    golden = case / "nginx.conf"
-    rendered = _render(case)
-    if update_goldens:
-        golden.write_text(rendered, encoding="utf-8")
+def _matches_golden(golden: Path, produced: str, update: bool) -> None:
+    if update:
+        golden.write_text(produced, encoding="utf-8")
     expected = golden.read_text(encoding="utf-8") if golden.exists() else ""
-    if rendered != expected:
+    if produced != expected:
         diff = "".join(
             difflib.unified_diff(
                 expected.splitlines(keepends=True),
-                rendered.splitlines(keepends=True),
+                produced.splitlines(keepends=True),
                 str(golden),
-                "rendered",
+                "produced",
                 n=2,
             )
         )
@@ -42,6 +43,48 @@ def test_rendered_config_matches_golden(case: Path, update_goldens: bool) -> Non
             f"{golden} is stale:\n{diff[:6000]}\nReview the change, then refresh it with:\n"
             "  .venv/bin/pytest tests/test_golden.py --update-goldens"
         )
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=[p.name for p in CASE_DIRS])
+def test_rendered_config_matches_golden(case: Path, update_goldens: bool) -> None:
+    _matches_golden(case / "nginx.conf", _render(case), update_goldens)
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=[p.name for p in CASE_DIRS])
+def test_explain_matches_golden(case: Path, update_goldens: bool) -> None:
+    """`tpgen explain` of the case, as the command prints it."""
+    plan = make_plan(load_spec_file(case / "spec.yaml"), "spec.yaml")
+    _matches_golden(case / "explain.txt", format_table(explain_rows(plan)) + "\n", update_goldens)
+
+
+# Directives that only wire the plan's decisions together: blocks, the bucket maps, the proxy and
+# file plumbing, a location's fixed answers. Every other directive has a row in `tpgen explain`.
+WIRING = {
+    "events", "http", "server", "location", "upstream", "types", "split_clients", "map", "if",
+    "return", "error_page", "proxy_pass", "proxy_http_version", "proxy_set_header",
+    "proxy_cache", "root", "try_files", "server_name", "stub_status", "deny",
+}  # fmt: skip
+
+
+def _directives(block: list[dict[str, Any]]) -> Iterator[str]:
+    for directive in block:
+        yield directive["directive"]
+        if directive["directive"] not in (
+            "types",
+            "split_clients",
+            "map",
+        ):  # entries, not directives
+            yield from _directives(directive.get("block") or [])
+
+
+@pytest.mark.parametrize("case", CASE_DIRS, ids=[p.name for p in CASE_DIRS])
+def test_explain_lists_every_directive_the_config_writes(case: Path) -> None:
+    parsed = crossplane.parse(str(case / "nginx.conf"), single=True, check_ctx=False)
+    assert parsed["status"] == "ok", parsed["errors"]
+    written = set(_directives(parsed["config"][0]["parsed"]))
+    plan = make_plan(load_spec_file(case / "spec.yaml"), "spec.yaml")
+    explained = {word for row in explain_rows(plan) for word in row[0].split()}
+    assert written - WIRING - explained == set()
 
 
 @pytest.mark.parametrize("case", CASE_DIRS, ids=[p.name for p in CASE_DIRS])

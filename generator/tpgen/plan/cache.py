@@ -25,6 +25,7 @@ from tpgen.plan.defaults import (
     MIN_FREE_PERCENT,
     USE_TEMP_PATH,
 )
+from tpgen.plan.split import cache_key
 from tpgen.plan.types import CacheZone, Decision, DiskPlan
 from tpgen.spec.model import Disk, NodeSpec
 from tpgen.spec.units import human_size
@@ -130,6 +131,7 @@ def proxy_cache_fields(spec: NodeSpec, pools: int) -> dict[str, Any]:
     if spec.workload.type != "cache":
         return {}
     return {
+        "proxy_cache_key": cache_key(spec),
         "proxy_cache_valid": Decision(
             CACHE_VALID,
             "an answer is served from the cache for 10 minutes before it is revalidated; a 404 "

@@ -148,7 +148,9 @@ STATUS_ALLOW = ("127.0.0.1", "::1")
 # nginx's full split_clients resolution: at 96 disks a fair share is ~104 buckets (4 TB among
 # 16 TB disks ~45), so ±1 bucket is ≤ 1-2 %; at 1000 buckets it is ~10 %.
 DEFAULT_BUCKETS = SPLIT_STEPS
-DEFAULT_CACHE_KEY = "$scheme$host$request_uri"  # nginx's default proxy_cache_key
+# nginx's default proxy_cache_key ($scheme$proxy_host$request_uri) with the client's Host for the
+# upstream's name: one object per URL the clients ask for.
+DEFAULT_CACHE_KEY = "$scheme$host$request_uri"
 ORIGIN_KEY = "$uri"
 # The root map's default: split_clients always names a disk, so only a bug reaches it; a root
 # that does not exist answers 404 and logs the path, where a real disk would serve silently.

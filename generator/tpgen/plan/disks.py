@@ -23,7 +23,7 @@ def disk_plans(
             state=disk.state,
             filesystem=disk.filesystem,
             weight=disk_weight(disk),
-            buckets=disk_buckets(disk, owners),
+            buckets=disk_buckets(spec, disk, owners),
             thread_pool=thread_pool(spec, disk, threads),
             aio=aio(spec, disk),
             cache=cache_zone(spec, disk),

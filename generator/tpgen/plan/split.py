@@ -15,13 +15,27 @@ def disk_weight(disk: Disk) -> float:
     return disk.weight if disk.weight is not None else disk.size / (1 << 30)
 
 
+def cache_key(spec: NodeSpec) -> Decision[str]:
+    """A cache node's proxy_cache_key."""
+    if spec.workload.cache_key is not None:
+        return Decision(
+            spec.workload.cache_key, "set in the spec (workload.cache_key)", overridden=True
+        )
+    return Decision(
+        DEFAULT_CACHE_KEY,
+        "scheme, Host and URI: one object per URL the clients ask for (nginx's own default "
+        "names the upstream, $proxy_host, instead of the Host)",
+    )
+
+
 def _split_key(spec: NodeSpec) -> Decision[str]:
     if spec.workload.type != "cache":
         return Decision(ORIGIN_KEY, "the file's path: a file lives on the disk its URI picks")
+    key = cache_key(spec)
     return Decision(
-        spec.workload.cache_key or DEFAULT_CACHE_KEY,
+        key.value,
         "the cache key itself: an object always lives on the disk its key picks",
-        overridden=spec.workload.cache_key is not None,
+        overridden=key.overridden,
     )
 
 
@@ -38,23 +52,33 @@ def split_fields(spec: NodeSpec) -> dict[str, Any]:
         buckets.value,
         active={d.name for d in spec.disks if d.state == "active"},
     )
-    return {
+    fields: dict[str, Any] = {
         "buckets": buckets,
         "owners": owners,
         "split": split_table(owners),
         "split_key": _split_key(spec),
-        "unmapped_root": Decision(
+    }
+    if spec.workload.type != "cache":  # files are served from the disk's root
+        fields["unmapped_root"] = Decision(
             UNMAPPED_ROOT,
             "split_clients always names a disk, so only a bug reaches the default: a root that "
             "does not exist answers 404 and logs the path",
-        ),
-    }
+        )
+    return fields
 
 
-def disk_buckets(disk: Disk, owners: tuple[str, ...]) -> Decision[int]:
-    count = owners.count(disk.name)
+def disk_buckets(spec: NodeSpec, disk: Disk, owners: tuple[str, ...]) -> Decision[int]:
     weight = disk_weight(disk)
-    source = "weight in the spec" if disk.weight is not None else "size in GiB"
-    if disk.state != "active":
-        return Decision(count, f"{disk.state}: no key maps to it (weight {weight:g})")
-    return Decision(count, f"its share by weight {weight:g} ({source}) of the buckets")
+    count = owners.count(disk.name)  # only active disks own buckets
+    if disk.state == "active":
+        source = "its weight in the spec" if disk.weight is not None else "its size in GiB"
+        return Decision(
+            count,
+            f"its share of the {len(owners):,} buckets by weight {weight:g} ({source})",
+        )
+    if disk.state == "draining" and spec.workload.type != "cache":
+        return Decision(
+            count,
+            "draining: no key maps to it; a file not yet on its new disk is still read from it",
+        )
+    return Decision(count, f"{disk.state}: no key maps to it")

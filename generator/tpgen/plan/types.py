@@ -180,11 +180,14 @@ class Plan:
     split_key: Decision[str] = field(metadata=feeds("split_clients key"))
     owners: tuple[str, ...]
     split: SplitTable
-    unmapped_root: Decision[str] = field(metadata=feeds("map $tpgen_root default"))
+    unmapped_root: Decision[str] | None = field(
+        default=None, metadata=feeds("map $tpgen_root default")
+    )
     # cache: zones' RAM, proxy_cache policy
     keys_zone_budget_mb: Decision[int] | None = field(
         default=None, metadata=feeds("keys_zone RAM budget (all disks)", "mb")
     )
+    proxy_cache_key: Decision[str] | None = field(default=None, metadata=feeds("proxy_cache_key"))
     proxy_cache_valid: Decision[CacheValid] | None = field(
         default=None, metadata=feeds("proxy_cache_valid", "valid")
     )
@@ -271,6 +274,12 @@ class Plan:
         return tuple(d for d in self.disks if d.state == "draining")
 
     @property
+    def fallback_disks(self) -> tuple[DiskPlan, ...]:
+        """Draining disks nginx still reads, for files not yet on their new disk: a cache node
+        refills from the origin instead."""
+        return () if self.workload == "cache" else self.draining_disks
+
+    @property
     def mixed_pools(self) -> bool:
         """Some bucket-owning disks have a pool and some do not: aio must be chosen per request."""
         pooled = {d.thread_pool is not None for d in self.bucket_disks}
@@ -279,3 +288,9 @@ class Plan:
     @property
     def all_pooled(self) -> bool:
         return all(d.thread_pool is not None for d in self.bucket_disks)
+
+    @property
+    def location_reads_through_pools(self) -> bool:
+        """`location /` uses aio threads: every disk has a pool, or those without one are sent
+        on to `@tpgen_direct`."""
+        return self.all_pooled or self.mixed_pools
