@@ -15,7 +15,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-goldens",
         action="store_true",
-        help="Rewrite tests/cases/*/nginx.conf, explain.txt and schemas/ from the current generator.",
+        help="Rewrite tests/cases/*/{nginx.conf,explain.txt} and schemas/ from the current "
+        "generator.",
     )
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+from pathlib import Path
+
 import pytest
-from tpgen.errors import SpecError
-from tpgen.plan import Plan, make_plan
-from tpgen.spec.load import spec_from_mapping
+from tpgen.cli import main
+from tpgen.errors import EXIT_BAD_INPUT, SpecError
+from tpgen.plan import CacheZone, DiskPlan, Plan, ThreadPool, make_plan
+from tpgen.spec.load import parse_spec_text, spec_from_mapping
 
 from .specs import disk, spec
 
@@ -173,3 +177,143 @@ def test_sendfile_chunk_and_listen_addresses() -> None:
     assert plan.sendfile_max_chunk.value == 512 << 10
     assert plan.listen == "[::]:8080"
     assert plan.status_listen == "[::1]:8081"
+
+
+# ------------------------------------------------ refusals name the file and line of their field
+
+
+def spec_yaml(
+    kind: str = "origin",
+    disks: int = 2,
+    *,
+    cores: int = 8,
+    memory: str = "32GiB",
+    media: str = "hdd",
+    workload: tuple[str, ...] = (),
+    tuning: tuple[str, ...] = (),
+) -> str:
+    """A spec with every key on a known line: node.cores 3, node.memory 4, workload 5, its
+    type 6, the ``workload`` lines (indented) from 7, then the disks, then ``tuning``."""
+    if kind == "cache":
+        workload = ('  upstreams: ["192.0.2.1:80"]', *workload)
+    lines = [
+        "node:",
+        "  name: n1",
+        f"  cores: {cores}",
+        f"  memory: {memory}",
+        "workload:",
+        f"  type: {kind}",
+        *workload,
+        "disks:",
+        *(
+            f"  - {{name: d{i}, device: /dev/disk{i}, mount: /srv/d{i}, size: 4TB, media: {media}}}"
+            for i in range(1, disks + 1)
+        ),
+    ]
+    if tuning:
+        lines += ["tuning:", *(f"  {line}" for line in tuning)]
+    return "\n".join(lines) + "\n"
+
+
+REFUSALS = {
+    "pools-unused": (
+        spec_yaml(media="ssd", tuning=("threads_per_disk: 8",)),
+        "spec.yaml:11: tuning.threads_per_disk: has no effect: no disk gets a thread pool (active "
+        "HDDs do; an ssd or nvme disk needs thread_pool: true): remove it",
+    ),
+    "threads-workers": (
+        spec_yaml(disks=24, tuning=("worker_processes: 1024",)),
+        "spec.yaml:33: tuning.worker_processes: 1024 workers × 24 thread pools need 24,576 "
+        "threads even at 1 thread a pool, above the node's budget of 8,192: set "
+        "tuning.worker_processes to at most 341, or thread_pool: false on some disks",
+    ),
+    "threads-cores": (
+        spec_yaml(disks=24, cores=1024),
+        "spec.yaml:3: node.cores: 1024 workers × 24 thread pools need 24,576 threads even at 1 "
+        "thread a pool, above the node's budget of 8,192: set tuning.worker_processes to at most "
+        "341, or thread_pool: false on some disks",
+    ),
+    "threads-per-disk": (
+        spec_yaml(disks=24, tuning=("threads_per_disk: 512",)),
+        "spec.yaml:33: tuning.threads_per_disk: 512 threads × 24 pools × 8 workers = 98,304 "
+        "threads, above the node's budget of 8,192: lower threads_per_disk to at most 42",
+    ),
+    "nofile-below": (
+        spec_yaml(tuning=("worker_connections: 1000", "worker_rlimit_nofile: 1500")),
+        "spec.yaml:12: tuning.worker_rlimit_nofile: 1500 is below 2 × worker_connections = "
+        "2000: a proxied connection needs two descriptors; raise it or remove it",
+    ),
+    "nofile-nr-open": (
+        spec_yaml(tuning=("worker_rlimit_nofile: 2000000",)),
+        "spec.yaml:11: tuning.worker_rlimit_nofile: 2,000,000 is above the kernel's fs.nr_open "
+        "(1,048,576): nginx cannot raise its open-file limit that far; lower it to at most "
+        "1,048,576",
+    ),
+    "nofile-connections": (
+        spec_yaml(tuning=("worker_connections: 600000",)),
+        "spec.yaml:11: tuning.worker_connections: needs worker_rlimit_nofile = 2 × 600,000 "
+        "connections + 65,600 (open_file_cache, logs, listeners) = 1,265,600, above the kernel's "
+        "fs.nr_open (1,048,576): lower worker_connections to at most 491,488",
+    ),
+    "nofile-open-files": (
+        spec_yaml(tuning=("open_file_cache_max: 1048000",)),
+        "spec.yaml:11: tuning.open_file_cache_max: needs worker_rlimit_nofile = 2 × 8,192 "
+        "connections + 1,048,064 (open_file_cache, logs, listeners) = 1,064,448, above the "
+        "kernel's fs.nr_open (1,048,576): lower open_file_cache_max to at most 1,032,128",
+    ),
+    "slots-connections": (
+        spec_yaml(memory="256MiB", tuning=("worker_connections: 200000",)),
+        "spec.yaml:11: tuning.worker_connections: 8 workers × 200,000 worker_connections "
+        "allocate 781.2 MiB of connection slots at start (512 bytes each), above 25% of "
+        "node.memory (64.0 MiB): set tuning.worker_connections to at most 16,384, or add memory",
+    ),
+    "slots-memory": (
+        spec_yaml(disks=1, cores=1024, memory="256MiB", media="ssd"),
+        "spec.yaml:4: node.memory: 1024 workers × 1,024 worker_connections allocate 512.0 MiB "
+        "of connection slots at start (512 bytes each), above 25% of node.memory (64.0 MiB): set "
+        "tuning.worker_connections to at most 128, or add memory",
+    ),
+    "keys-zones": (
+        spec_yaml("cache", 3, memory="4GiB", workload=("  avg_object_size: 16KiB",)),
+        "spec.yaml:8: workload.avg_object_size: keys_zones need 82398 MB but the RAM budget is "
+        "819 MB (20% of node.memory): raise avg_object_size, add memory, raise "
+        "tuning.headroom_percent, or raise tuning.keys_zone_ram_percent",
+    ),
+    "keys-zones-default-size": (
+        spec_yaml("cache", 3, memory="1GiB"),
+        "spec.yaml:5: workload.avg_object_size: keys_zones need 1290 MB but the RAM budget is "
+        "204 MB (20% of node.memory): raise avg_object_size, add memory, raise "
+        "tuning.headroom_percent, or raise tuning.keys_zone_ram_percent",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSALS))
+def test_a_plan_refusal_names_the_line_of_its_field(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text, message = REFUSALS[case]
+    (tmp_path / "spec.yaml").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate", "spec.yaml"]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == message + "\n"
+
+
+def test_make_plan_gives_the_line_when_the_loader_gives_the_lines() -> None:
+    text, message = REFUSALS["threads-per-disk"]
+    document = parse_spec_text(text, "spec.yaml")
+    spec = spec_from_mapping(document.data, "spec.yaml", document.lines)
+    with pytest.raises(SpecError) as caught:
+        make_plan(spec, "spec.yaml", document.lines)
+    assert str(caught.value) == message
+    with pytest.raises(SpecError) as unlined:
+        make_plan(spec, "spec.yaml")
+    assert str(unlined.value) == message.replace("spec.yaml:33:", "spec.yaml:")
+
+
+@pytest.mark.parametrize("part", [Plan, DiskPlan, ThreadPool, CacheZone])
+def test_every_decision_names_the_directive_it_feeds(part: type) -> None:
+    """explain lists what the fields register: a Decision without a directive would be silent."""
+    decisions = [f for f in fields(part) if "Decision[" in str(f.type)]
+    assert decisions
+    assert [f.name for f in decisions if "directive" not in f.metadata] == []

@@ -1,11 +1,17 @@
 """The rules: every value of the config, derived from the spec, each with the reason it has.
 
-Pure functions only: no I/O, no templates. One module per concern (see docs/generator.md);
-`make_plan` only puts their Decisions together. `tpgen explain` prints the reasons.
+Pure functions only: no I/O, no templates. One module per concern, each returning Decisions:
+``types`` (Decision, Plan), ``defaults`` (every constant and where it comes from), ``workers``
+(processes, connections, open files), ``pools`` (thread pools), ``limits`` (the node's thread,
+file and memory limits), ``cache`` (zones, keys zones' RAM, proxy_cache policy), ``io``
+(sendfile, open_file_cache, directio), ``split`` and ``buckets`` (which disk a key lives on),
+``disks``, ``endpoints`` (listen, status, origin), ``process`` (user, pid, logs), ``responses``.
+`make_plan` only puts them together; `tpgen explain` prints the reasons.
 """
 
 from __future__ import annotations
 
+from tpgen.errors import SpecError
 from tpgen.plan.cache import keys_zone_budget, proxy_cache_fields
 from tpgen.plan.disks import disk_plans
 from tpgen.plan.endpoints import origin_fields, server_fields
@@ -22,6 +28,7 @@ from tpgen.plan.responses import response_fields
 from tpgen.plan.split import split_fields
 from tpgen.plan.types import CacheZone, Decision, DiskPlan, Plan, ThreadPool, Upstream
 from tpgen.plan.workers import event_fields
+from tpgen.spec.load import LineMap, with_lines
 from tpgen.spec.model import NodeSpec
 
 __all__ = [
@@ -36,8 +43,16 @@ __all__ = [
 ]
 
 
-def make_plan(spec: NodeSpec, source: str = "<spec>") -> Plan:
-    """Apply every rule of DESIGN §4 to a validated spec; a refusal is a SpecError."""
+def make_plan(spec: NodeSpec, source: str = "<spec>", lines: LineMap | None = None) -> Plan:
+    """Apply every rule of DESIGN §4 to a validated spec. A refusal is a SpecError whose
+    problems name ``source`` and, given the loader's ``lines``, the line of their field."""
+    try:
+        return _assemble(spec, source)
+    except SpecError as err:
+        raise with_lines(err, source, lines or {}) from None
+
+
+def _assemble(spec: NodeSpec, source: str) -> Plan:
     open_files = open_file_cache_max(spec)
     limits = node_limits(spec, open_files, source)
     split = split_fields(spec)
