@@ -21,7 +21,7 @@ from tpgen.plan.io import (
     open_file_cache_max,
     socket_fields,
 )
-from tpgen.plan.limits import check_node_limits, node_limits
+from tpgen.plan.limits import check_node_limits
 from tpgen.plan.pools import pool_count
 from tpgen.plan.process import process_fields
 from tpgen.plan.responses import response_fields
@@ -54,7 +54,7 @@ def make_plan(spec: NodeSpec, source: str = "<spec>", lines: LineMap | None = No
 
 def _assemble(spec: NodeSpec, source: str) -> Plan:
     open_files = open_file_cache_max(spec)
-    limits = node_limits(spec, open_files, source)
+    limits = check_node_limits(spec, open_files, source)
     split = split_fields(spec)
     disks = disk_plans(spec, limits.threads, split["owners"])
     return Plan(

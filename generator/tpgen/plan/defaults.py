@@ -9,7 +9,7 @@ from __future__ import annotations
 from tpgen.plan.buckets import SPLIT_STEPS
 
 # ---------------------------------------------------------------------- limits of a real node
-# Limits of a real Linux node with a stock kernel; workers.check_node_limits holds every derived
+# Limits of a real Linux node with a stock kernel; limits.check_node_limits holds every derived
 # and every overridden value within them.
 # Every worker starts every pool, and a reload runs the old and the new workers at once: the
 # node's pool threads stay within a quarter of a default pid_max of 32768, so a reload needs half.

@@ -27,28 +27,16 @@ def _refuse(problems: Iterable[Problem], source: str) -> None:
         raise SpecError(found)
 
 
-def check_node_limits(
-    spec: NodeSpec,
-    threads: Decision[int],
-    pools: int,
-    slots: Decision[int],
-    nofile: Decision[int],
-    source: str,
-) -> Decision[int]:
+def check_node_limits(spec: NodeSpec, open_files: Decision[int] | None, source: str) -> NodeLimits:
     """Hold the plan within a real node's limits, whatever computed or overrode the values.
 
-    Returns the threads per pool (a derived count shrinks to the budget); anything else past a
-    limit is a SpecError with the numbers and the fix.
+    A derived thread count shrinks to the budget; anything else past a limit is a SpecError
+    with the numbers and the fix.
     """
-    threads, problems = thread_limit(spec, threads, pools)
-    _refuse([*problems, *nofile_limit(spec, slots, nofile), *slot_limit(spec, slots)], source)
-    return threads
-
-
-def node_limits(spec: NodeSpec, open_files: Decision[int] | None, source: str) -> NodeLimits:
     slots = connections(spec)
     nofile = rlimit_nofile(spec, slots, open_files)
     pools = pool_count(spec)
     _refuse(pool_scope_problems(spec, pools), source)
-    threads = check_node_limits(spec, pool_threads(spec), pools, slots, nofile, source)
+    threads, problems = thread_limit(spec, pool_threads(spec), pools)
+    _refuse([*problems, *nofile_limit(spec, slots, nofile), *slot_limit(spec, slots)], source)
     return NodeLimits(threads, slots, nofile)
