@@ -117,6 +117,17 @@ class Upstream:
         return f"{self.host}:{self.port}"
 
 
+class _ValueOf(Generic[T]):
+    """A read-only attribute: the value of the Decision in another field."""
+
+    def __init__(self, decision: str) -> None:
+        self.decision = decision
+
+    def __get__(self, part: object, owner: type | None = None) -> T:
+        value: T = getattr(part, self.decision).value
+        return value
+
+
 MimeTypes = tuple[tuple[str, tuple[str, ...]], ...]
 CacheValid = tuple[tuple[tuple[int, ...], str], ...]
 Headers = tuple[tuple[str, str], ...]
@@ -228,25 +239,11 @@ class Plan:
     notes: tuple[str, ...] = ()
 
     # The attributes the node side and the offline check read, as plain values.
-    @property
-    def pid_path(self) -> str:
-        return self.pid_file.value
-
-    @property
-    def error_log(self) -> str:
-        return self.error_log_file.value
-
-    @property
-    def access_log(self) -> str:
-        return self.access_log_file.value
-
-    @property
-    def listen(self) -> str:
-        return self.listen_address.value
-
-    @property
-    def status_listen(self) -> str:
-        return self.status_address.value
+    pid_path = _ValueOf[str]("pid_file")
+    error_log = _ValueOf[str]("error_log_file")
+    access_log = _ValueOf[str]("access_log_file")
+    listen = _ValueOf[str]("listen_address")
+    status_listen = _ValueOf[str]("status_address")
 
     @property
     def upstreams(self) -> tuple[Upstream, ...]:
