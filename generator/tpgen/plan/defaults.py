@@ -109,7 +109,8 @@ MIN_FREE_PERCENT = 1.0
 MIN_FREE_FLOOR = 1 << 20
 # The keys zones' share of RAM (tpgen's choice); the rest is page cache and connection buffers.
 KEYS_ZONE_RAM_PERCENT = 20.0
-# Per workload, the mean object size the keys zone is sized for (workload.avg_object_size).
+# Per workload, the mean object size the keys zone is sized for unless workload.avg_object_size
+# says (tpgen's choice: web objects ~1 MiB, video files far larger).
 DEFAULT_OBJECT_SIZE = {"cache": 1 << 20, "origin": 1 << 20, "vod": 64 << 20}
 DEFAULT_INACTIVE = "7d"  # tpgen's choice: max_size evicts first on a busy node anyway
 # DESIGN §4 and the article: 16 × 256 directories, so no directory grows slow to search.
@@ -117,8 +118,8 @@ CACHE_LEVELS = "1:2"
 # DESIGN §1 and the article: temp files are written in the cache directory itself, so storing a
 # fill is a rename on its disk, not a copy across disks.
 USE_TEMP_PATH = "off"
-# proxy_cache policy, tpgen's choice (not benchmarked; the bench measures reads, not freshness):
-# 10 minutes for the cacheable answers, 1 minute for a 404 so a new object appears soon.
+# proxy_cache policy below is tpgen's choice, not benchmarked (the bench measures reads, not
+# freshness). 10 minutes for the cacheable answers, 1 minute for a 404 so a new object appears.
 CACHE_VALID: tuple[tuple[tuple[int, ...], str], ...] = (
     ((200, 206, 301, 302), "10m"),
     ((404,), "1m"),
@@ -142,7 +143,7 @@ UPSTREAM_KEEPALIVE = 32
 # The status server: stub_status at this location, for the node itself only (doctor and the
 # health check read it).
 STATUS_LOCATION = "/nginx_status"
-STATUS_ALLOW = ("127.0.0.1", "::1")
+STATUS_ALLOW = ("127.0.0.1", "::1")  # loopback, IPv4 and IPv6
 
 # ----------------------------------------------------------------------- buckets, split key
 # nginx's full split_clients resolution: at 96 disks a fair share is ~104 buckets (4 TB among
@@ -151,7 +152,7 @@ DEFAULT_BUCKETS = SPLIT_STEPS
 # nginx's default proxy_cache_key ($scheme$proxy_host$request_uri) with the client's Host for the
 # upstream's name: one object per URL the clients ask for.
 DEFAULT_CACHE_KEY = "$scheme$host$request_uri"
-ORIGIN_KEY = "$uri"
+ORIGIN_KEY = "$uri"  # origin and vod: the file's path, whatever the query string
 # The root map's default: split_clients always names a disk, so only a bug reaches it; a root
 # that does not exist answers 404 and logs the path, where a real disk would serve silently.
 UNMAPPED_ROOT = "/nonexistent/tpgen-unmapped-disk"
@@ -173,7 +174,7 @@ STATUS_ACCESS_LOG = "off"
 
 # --------------------------------------------------------------------------- responses
 SERVER_TOKENS = "off"  # tpgen's choice: no nginx version in headers and error pages
-DEFAULT_TYPE = "application/octet-stream"
+DEFAULT_TYPE = "application/octet-stream"  # nginx's and Debian's default_type
 # The media types a CDN node serves, by file extension; anything else is DEFAULT_TYPE.
 MIME_TYPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("text/html", ("html", "htm")),
