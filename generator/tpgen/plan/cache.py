@@ -23,6 +23,7 @@ from tpgen.plan.defaults import (
     KEYS_ZONE_RAM_PERCENT,
     MIN_FREE_FLOOR,
     MIN_FREE_PERCENT,
+    ORIGIN_HOST_HEADER,
     USE_TEMP_PATH,
 )
 from tpgen.plan.split import cache_key
@@ -132,6 +133,11 @@ def proxy_cache_fields(spec: NodeSpec, pools: int) -> dict[str, Any]:
         return {}
     return {
         "proxy_cache_key": cache_key(spec),
+        "origin_host_header": Decision(
+            ORIGIN_HOST_HEADER,
+            "the origin sees the Host the client asked for, not the upstream's name: one origin "
+            "may serve several sites",
+        ),
         "proxy_cache_valid": Decision(
             CACHE_VALID,
             "an answer is served from the cache for 10 minutes before it is revalidated; a 404 "

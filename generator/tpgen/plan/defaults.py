@@ -134,6 +134,9 @@ CACHE_BACKGROUND_UPDATE = "on"
 CACHE_USE_STALE = ("error", "timeout", "updating", "http_500", "http_502", "http_503", "http_504")
 # The article: aio_write (nginx 1.9.13+) sends the cache's temp-file writes through the pool too.
 AIO_WRITE = "on"
+# The origin sees the Host the client asked for (nginx's default sends the upstream's name): one
+# origin may serve several sites, and the cache key holds the same $host.
+ORIGIN_HOST_HEADER = "$host"
 # Headers that show where an answer came from: the cache's verdict and the disk.
 CACHE_HEADERS = (("X-Cache-Status", "$upstream_cache_status"), ("X-Cache-Disk", "$tpgen_disk"))
 

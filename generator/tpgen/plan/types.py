@@ -198,6 +198,9 @@ class Plan:
     keys_zone_budget_mb: Decision[int] | None = field(
         default=None, metadata=feeds("keys_zone RAM budget (all disks)", "mb")
     )
+    origin_host_header: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_set_header Host")
+    )
     proxy_cache_key: Decision[str] | None = field(default=None, metadata=feeds("proxy_cache_key"))
     proxy_cache_valid: Decision[CacheValid] | None = field(
         default=None, metadata=feeds("proxy_cache_valid", "valid")
