@@ -18,6 +18,7 @@ from tpgen.plan.defaults import (
     CACHE_VALID,
     DEFAULT_INACTIVE,
     DEFAULT_OBJECT_SIZE,
+    DISK_DIR,
     HEADROOM_PERCENT,
     KEYS_PER_MB,
     KEYS_ZONE_RAM_PERCENT,
@@ -80,7 +81,7 @@ def cache_zone(spec: NodeSpec, disk: Disk) -> CacheZone | None:
     )
     return CacheZone(
         name=f"cache_{disk.name}",
-        path=f"{disk.mount}/cache",
+        path=f"{disk.mount}/{DISK_DIR['cache']}",
         levels=Decision(
             CACHE_LEVELS,
             "16 × 256 directories: at millions of objects each holds a few thousand files",

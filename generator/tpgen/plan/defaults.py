@@ -161,6 +161,9 @@ ORIGIN_KEY = "$uri"  # origin and vod: the file's path, whatever the query strin
 UNMAPPED_ROOT = "/nonexistent/tpgen-unmapped-disk"
 
 # ------------------------------------------------------------------------ files and logs
+# The directory under each disk's mount that nginx uses: a cache zone, or the files it serves
+# (a directory of its own, so the mount point's lost+found and the filesystem root stay apart).
+DISK_DIR = {"cache": "cache", "origin": "data", "vod": "data"}
 # Debian's nginx package: its user, pid file and log directory.
 NGINX_USER = "www-data"
 RUN_DIR = "/run"

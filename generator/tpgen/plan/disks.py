@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tpgen.plan.cache import cache_zone
+from tpgen.plan.defaults import DISK_DIR
 from tpgen.plan.pools import aio, thread_pool
 from tpgen.plan.split import disk_buckets, disk_weight
 from tpgen.plan.types import Decision, DiskPlan
@@ -12,7 +13,7 @@ from tpgen.spec.model import NodeSpec
 def disk_plans(
     spec: NodeSpec, threads: Decision[int], owners: tuple[str, ...]
 ) -> tuple[DiskPlan, ...]:
-    data = "cache" if spec.workload.type == "cache" else "data"
+    data = DISK_DIR[spec.workload.type]
     return tuple(
         DiskPlan(
             name=disk.name,
