@@ -161,8 +161,9 @@ ORIGIN_KEY = "$uri"  # origin and vod: the file's path, whatever the query strin
 UNMAPPED_ROOT = "/nonexistent/tpgen-unmapped-disk"
 
 # ------------------------------------------------------------------------ files and logs
-# The directory under each disk's mount that nginx uses: a cache zone, or the files it serves
-# (a directory of its own, so the mount point's lost+found and the filesystem root stay apart).
+# The directory under each disk's mount that nginx uses, a cache zone or the files it serves
+# (docs/spec.md): nginx's own below the mount point, which the storage_disks role creates 0700
+# for the nginx user.
 DISK_DIR = {"cache": "cache", "origin": "data", "vod": "data"}
 # Debian's nginx package: its user, pid file and log directory.
 NGINX_USER = "www-data"
