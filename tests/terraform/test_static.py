@@ -142,6 +142,16 @@ def test_adapter_feeds_machine_addresses_back(adapter: str) -> None:
     )
 
 
+@pytest.mark.parametrize("caller", ["envs/sim", *(f"providers/{a}" for a in sorted(ADAPTERS))])
+def test_caller_passes_the_tpgen_command_on(caller: str) -> None:
+    """Every caller lets the operator name tpgen, so apply can check the specs with it."""
+    module = _module(TERRAFORM_DIR / caller)
+    ((_, call),) = hcl.blocks(module, "module")
+    assert hcl.expr(hcl.attr(call, "tpgen_command")) == "var.tpgen_command"
+    variables = dict(hcl.blocks(module, "variable"))
+    assert hcl.attr(variables["tpgen_command"], "default") == "tpgen"
+
+
 @pytest.mark.parametrize("adapter", sorted(ADAPTERS))
 def test_adapter_has_a_complete_example(adapter: str) -> None:
     examples = sorted((TERRAFORM_DIR / "providers" / adapter / "examples").iterdir())
@@ -170,7 +180,10 @@ def test_sim_needs_no_provider_and_only_terraform_data() -> None:
 def test_cdn_nodes_needs_no_provider() -> None:
     module = _module(TERRAFORM_DIR / "modules" / "cdn_nodes")
     assert _required_providers(TERRAFORM_DIR / "modules" / "cdn_nodes") == {}
-    assert "resource" not in module and "data" not in module and "provider" not in module
+    assert "data" not in module and "provider" not in module
+    # Its one resource is built into Terraform: the tpgen check (see test_tpgen_rules.py).
+    resources = [(t, n) for t, n, _ in hcl.typed_blocks(module, "resource")]
+    assert resources == [("terraform_data", "tpgen_validate")]
 
 
 def _node_attributes(directory: Path) -> dict[str, str]:
