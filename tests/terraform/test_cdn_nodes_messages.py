@@ -8,14 +8,13 @@ a case.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 
 from . import hcl
-from .conftest import TERRAFORM_DIR, TerraformTree
+from .conftest import TERRAFORM_DIR, TerraformTree, error_diagnostics
 
 MODULE = TERRAFORM_DIR / "modules" / "cdn_nodes"
 CASES_FILE = MODULE / "tests" / "validation.tftest.hcl"
@@ -82,25 +81,17 @@ def initialised(terraform_tree: TerraformTree) -> TerraformTree:
 
 
 def _errors(stdout: str) -> list[str]:
-    errors = []
-    for line in stdout.splitlines():
-        if not line.startswith("{"):
-            continue
-        event = json.loads(line)
-        diagnostic = event.get("diagnostic") if event.get("type") == "diagnostic" else None
-        if diagnostic and diagnostic.get("severity") == "error":
-            errors.append(
-                " ".join(f"{diagnostic.get('summary', '')}: {diagnostic.get('detail', '')}".split())
-            )
-    return errors
+    return [
+        " ".join(f"{d.get('summary', '')}: {d.get('detail', '')}".split())
+        for d in error_diagnostics(stdout)
+    ]
 
 
 @pytest.mark.parametrize("run_name", sorted(EXPECTED))
 def test_case_fails_with_its_own_message(
     initialised: TerraformTree, tmp_path: Path, run_name: str
 ) -> None:
-    var_file = tmp_path / "case.tfvars.json"
-    var_file.write_text(json.dumps(hcl.run_variables(CASES_FILE)[run_name]), encoding="utf-8")
+    var_file = hcl.write_run_variables(CASES_FILE, run_name, tmp_path)
     result = initialised.terraform(
         "modules/cdn_nodes",
         "plan",

@@ -8,13 +8,12 @@ and that the specs tpgen accepts, including one the old HCL regexes refused, app
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from . import hcl
-from .conftest import TERRAFORM_DIR, TerraformTree, find_tool
+from .conftest import TERRAFORM_DIR, TerraformTree, error_diagnostics, find_tool
 
 CASES_FILE = TERRAFORM_DIR / "modules" / "cdn_nodes" / "tests" / "tpgen.tftest.hcl"
 PATTERN_DEVICE = "'^/dev/[A-Za-z0-9][A-Za-z0-9/_.:+-]*$'"
@@ -78,29 +77,19 @@ REFUSED: dict[str, list[str]] = {
 
 def _apply(tree: TerraformTree, tmp_path: Path, run_name: str) -> tuple[int, dict[str, str]]:
     """Apply one run's variables on a fresh state; the error details by resource address."""
-    var_file = tmp_path / f"{run_name}.tfvars.json"
-    var_file.write_text(json.dumps(hcl.run_variables(CASES_FILE)[run_name]), encoding="utf-8")
+    var_file = hcl.write_run_variables(CASES_FILE, run_name, tmp_path)
+    state = tmp_path / f"{run_name}.tfstate"
+    # The tpgen under test, wherever it is installed (an operator's is on PATH).
+    tpgen = f"-var=tpgen_command={find_tool('tpgen')}"
+    args = ["-json", "-auto-approve", "-input=false", f"-var-file={var_file}", f"-state={state}"]
     result = tree.terraform(
-        "modules/cdn_nodes",
-        "apply",
-        "-json",
-        "-auto-approve",
-        "-input=false",
-        f"-var-file={var_file}",
-        # The tpgen under test, wherever it is installed (an operator's is on PATH).
-        f"-var=tpgen_command={find_tool('tpgen')}",
-        f"-state={tmp_path / f'{run_name}.tfstate'}",
-        data="modules_cdn_nodes",
-        check=False,
+        "modules/cdn_nodes", "apply", *args, tpgen, data="modules_cdn_nodes", check=False
     )
     errors: dict[str, str] = {}
-    for line in result.stdout.splitlines():
-        event = json.loads(line) if line.startswith("{") else {}
-        diagnostic = event.get("diagnostic") if event.get("type") == "diagnostic" else None
-        if diagnostic and diagnostic.get("severity") == "error":
-            address = diagnostic.get("address", "")
-            assert address not in errors, f"two errors for {address}"
-            errors[address] = diagnostic.get("detail", "")
+    for diagnostic in error_diagnostics(result.stdout):
+        address = diagnostic.get("address", "")
+        assert address not in errors, f"two errors for {address}"
+        errors[address] = diagnostic.get("detail", "")
     return result.returncode, errors
 
 
