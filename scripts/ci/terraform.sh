@@ -2,7 +2,7 @@
 # Terraform checks for CI and for developers: everything offline, nothing left in the tree.
 #   1. terraform fmt -check on terraform/ and the test fixtures
 #   2. init + validate (+ test) for the provider-free modules: modules/cdn_nodes, its example,
-#      envs/sim
+#      envs/sim; their tests apply the tpgen check with this checkout's tpgen (.venv/bin)
 #   3. checkov on the provider adapters: checkov's Terraform checks + terraform/policies/
 #   4. pytest tests/terraform (validation messages, sim apply -> ansible-inventory -> tpgen
 #      validate, policy fixtures, static checks of the adapters)
@@ -24,7 +24,7 @@ die() {
 # shellcheck source=scripts/ci/deps.sh
 . "$repo/scripts/ci/deps.sh"
 terraform_bin=$(terraform_bin)
-for tool in pytest checkov ansible-inventory tpgen; do
+for tool in pytest checkov ansible-inventory tpgen shellcheck; do
   [[ -x "$venv_bin/$tool" ]] || die "$venv_bin/$tool is missing: install the dev extras (.venv/bin/pip install -e '.[dev]')."
 done
 
@@ -38,9 +38,11 @@ trap 'rm -rf "$work"' EXIT
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "terraform fmt -check"
+step "terraform fmt -check, shellcheck"
 "$terraform_bin" fmt -check -recursive -diff terraform
 "$terraform_bin" fmt -check -recursive -diff tests/terraform/fixtures
+mapfile -t shell_scripts < <(find terraform -name '*.sh' -not -path '*/.terraform/*' | sort)
+"$venv_bin/shellcheck" "${shell_scripts[@]}"
 
 for module in modules/cdn_nodes modules/cdn_nodes/examples/basic envs/sim; do
   step "terraform init/validate/test: $module"
@@ -53,7 +55,8 @@ for module in modules/cdn_nodes modules/cdn_nodes/examples/basic envs/sim; do
   fi
   "$terraform_bin" -chdir="terraform/$module" validate -no-color
   if [[ -d "terraform/$module/tests" ]]; then
-    "$terraform_bin" -chdir="terraform/$module" test -no-color
+    # The runs that apply check each spec with `tpgen validate`: this checkout's tpgen.
+    "$terraform_bin" -chdir="terraform/$module" test -no-color -var="tpgen_command=$venv_bin/tpgen"
   fi
   unset TF_DATA_DIR
 done

@@ -8,6 +8,7 @@ A missing tool fails the run in CI and skips on a developer's machine (tests/con
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,6 +88,17 @@ def run(
             pytrace=False,
         )
     return result
+
+
+def error_diagnostics(stdout: str) -> list[dict[str, Any]]:
+    """The error diagnostics of a `terraform ... -json` run, in the order printed."""
+    errors = []
+    for line in stdout.splitlines():
+        event = json.loads(line) if line.startswith("{") else {}
+        diagnostic = event.get("diagnostic") if event.get("type") == "diagnostic" else None
+        if diagnostic and diagnostic.get("severity") == "error":
+            errors.append(diagnostic)
+    return errors
 
 
 def base_env(data_dir: Path) -> dict[str, str]:

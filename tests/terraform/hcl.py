@@ -6,6 +6,7 @@ expressions as "${...}"; these helpers undo both so tests read plain values.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -58,3 +59,23 @@ def typed_blocks(data: dict[str, Any], kind: str) -> list[tuple[str, str, dict[s
 def load_dir(directory: Path) -> dict[str, dict[str, Any]]:
     """Every *.tf file of a module, parsed, by file name."""
     return {path.name: load(path) for path in sorted(directory.glob("*.tf"))}
+
+
+def run_variables(path: Path) -> dict[str, dict[str, Any]]:
+    """The variables each `run` of a .tftest.hcl file plans with: the file's, then the run's."""
+    data = load(path)
+    defaults = {k: attr(data["variables"][0], k) for k in data["variables"][0]}
+    runs: dict[str, dict[str, Any]] = {}
+    for name, body in blocks(data, "run"):
+        variables = dict(defaults)
+        for block in body.get("variables", []):
+            variables.update({k: attr(block, k) for k in block})
+        runs[name] = variables
+    return runs
+
+
+def write_run_variables(path: Path, run_name: str, dest: Path) -> Path:
+    """One run's variables as a -var-file (JSON) in the directory dest."""
+    var_file = dest / f"{run_name}.tfvars.json"
+    var_file.write_text(json.dumps(run_variables(path)[run_name]), encoding="utf-8")
+    return var_file

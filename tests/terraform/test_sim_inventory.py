@@ -17,6 +17,8 @@ import yaml
 from .conftest import Result, TerraformTree, find_tool, run
 
 EXPECTED_HOSTS = {"edge-sim-01", "edge-sim-02", "vod-sim-01"}
+# The tpgen under test (an operator's is on PATH, the variable's default).
+TPGEN_VAR = f"-var=tpgen_command={find_tool('tpgen')}"
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx7mDWWlfKDD3qBbkJ+4PqS0mkWMGzdAv9kXpbX5l0c test"
 
 
@@ -24,9 +26,12 @@ KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx7mDWWlfKDD3qBbkJ+4PqS0mkWMGzdAv9kX
 def applied(terraform_tree: TerraformTree) -> TerraformTree:
     init = terraform_tree.terraform("envs/sim", "init", "-input=false", "-no-color", data="sim")
     assert "registry.terraform.io" not in init.output, "envs/sim must not need the registry"
-    terraform_tree.terraform(
-        "envs/sim", "apply", "-auto-approve", "-input=false", "-no-color", data="sim"
+    applied = terraform_tree.terraform(
+        "envs/sim", "apply", "-auto-approve", "-input=false", "-no-color", TPGEN_VAR, data="sim"
     )
+    # Apply ran `tpgen validate` on every spec before creating the stand-in hosts.
+    for host in EXPECTED_HOSTS:
+        assert f'tpgen_validate["{host}"]: Creation complete' in applied.output
     return terraform_tree
 
 
@@ -129,6 +134,38 @@ def test_tpgen_validate_rejects_a_broken_spec(inventory: dict[str, Any], tmp_pat
     spec_file.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     result = run([find_tool("tpgen"), "validate", str(spec_file)], check=False)
     assert result.returncode == 2, result.output
+
+
+def test_apply_creates_no_host_for_a_spec_tpgen_refuses(
+    terraform_tree: TerraformTree, tmp_path: Path
+) -> None:
+    """The check runs before the machines: a refused spec leaves no stand-in host behind."""
+    nodes = [
+        {
+            "name": "edge-bad-01",
+            "cores": 8,
+            "memory": "32GiB",
+            "workload": {"type": "origin"},
+            "disks": [{"device": "/dev//sdb", "size": "4TB", "media": "hdd"}],
+        }
+    ]
+    var_file = tmp_path / "bad.tfvars.json"
+    var_file.write_text(json.dumps({"nodes": nodes}), encoding="utf-8")
+    state = tmp_path / "bad.tfstate"
+    args = ["-input=false", "-no-color", TPGEN_VAR, f"-var-file={var_file}", f"-state={state}"]
+    terraform_tree.terraform("envs/sim", "init", "-input=false", "-no-color", data="sim_bad")
+    result = terraform_tree.terraform(
+        "envs/sim", "apply", "-auto-approve", *args, data="sim_bad", check=False
+    )
+    assert result.returncode == 1
+    assert "edge-bad-01.yaml:2: disks.0.device: '/dev//sdb' has characters or a form not" in (
+        " ".join(result.output.split())
+    )
+    listed = terraform_tree.terraform(
+        "envs/sim", "state", "list", f"-state={state}", data="sim_bad"
+    )
+    assert "terraform_data.host" not in listed.stdout
+    assert "module.cdn_nodes.terraform_data.tpgen_validate" in listed.stdout  # tainted, kept
 
 
 @pytest.fixture(scope="module")

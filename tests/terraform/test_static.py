@@ -7,6 +7,7 @@ modules that only consume modules/cdn_nodes, documented inputs and outputs.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Any
@@ -141,6 +142,16 @@ def test_adapter_feeds_machine_addresses_back(adapter: str) -> None:
     )
 
 
+@pytest.mark.parametrize("caller", ["envs/sim", *(f"providers/{a}" for a in sorted(ADAPTERS))])
+def test_caller_passes_the_tpgen_command_on(caller: str) -> None:
+    """Every caller lets the operator name tpgen, so apply can check the specs with it."""
+    module = _module(TERRAFORM_DIR / caller)
+    ((_, call),) = hcl.blocks(module, "module")
+    assert hcl.expr(hcl.attr(call, "tpgen_command")) == "var.tpgen_command"
+    variables = dict(hcl.blocks(module, "variable"))
+    assert hcl.attr(variables["tpgen_command"], "default") == "tpgen"
+
+
 @pytest.mark.parametrize("adapter", sorted(ADAPTERS))
 def test_adapter_has_a_complete_example(adapter: str) -> None:
     examples = sorted((TERRAFORM_DIR / "providers" / adapter / "examples").iterdir())
@@ -169,22 +180,42 @@ def test_sim_needs_no_provider_and_only_terraform_data() -> None:
 def test_cdn_nodes_needs_no_provider() -> None:
     module = _module(TERRAFORM_DIR / "modules" / "cdn_nodes")
     assert _required_providers(TERRAFORM_DIR / "modules" / "cdn_nodes") == {}
-    assert "resource" not in module and "data" not in module and "provider" not in module
+    assert "data" not in module and "provider" not in module
+    # Its one resource is built into Terraform: the tpgen check (see test_tpgen_rules.py).
+    resources = [(t, n) for t, n, _ in hcl.typed_blocks(module, "resource")]
+    assert resources == [("terraform_data", "tpgen_validate")]
 
 
-def _nodes_type(path: Path) -> str:
-    text = path.read_text(encoding="utf-8")
-    match = re.search(
-        r'variable "nodes" \{.*?\n  type = (list\(object\(\{.*?\n  \}\)\))\n', text, re.S
-    )
-    assert match, path
-    return match.group(1)
+def _node_attributes(directory: Path) -> dict[str, str]:
+    """The attributes of a module's `nodes` object type, each with its type as written."""
+    (body,) = [b for name, b in hcl.blocks(_module(directory), "variable") if name == "nodes"]
+    text = str(hcl.attr(body, "type"))
+    assert text.startswith("${list(object(") and text.endswith("))}"), text
+    attributes: dict[str, str] = ast.literal_eval(text[len("${list(object(") : -len("))}")])
+    return attributes
 
 
-def test_sim_nodes_type_matches_the_module() -> None:
-    assert _nodes_type(TERRAFORM_DIR / "envs" / "sim" / "variables.tf") == _nodes_type(
-        TERRAFORM_DIR / "modules" / "cdn_nodes" / "variables.tf"
-    )
+# The node object type is written in five places, because Terraform has no type aliases and
+# an untyped `nodes = any` would lose the optional() defaults and the precise type errors at
+# each module's own input. The copies are held equal here: an attribute a caller shares with
+# modules/cdn_nodes has exactly its type, and a caller leaves out only what it supplies itself.
+NODE_TYPE_CALLERS = {
+    "envs/sim": set(),
+    # AWS: the instance type gives disk_set (and cores, memory); the instance gives the address.
+    "providers/aws": {"address", "disks", "disk_set"},
+    "providers/maas": set(),
+    # OVHcloud: the server's IP is the address.
+    "providers/ovh": {"address"},
+}
+
+
+@pytest.mark.parametrize("caller", sorted(NODE_TYPE_CALLERS))
+def test_node_type_is_the_modules_own(caller: str) -> None:
+    module = _node_attributes(TERRAFORM_DIR / "modules" / "cdn_nodes")
+    own = _node_attributes(TERRAFORM_DIR / caller)
+    shared = set(module) & set(own)
+    assert set(module) - shared == NODE_TYPE_CALLERS[caller]
+    assert {a: own[a] for a in sorted(shared)} == {a: module[a] for a in sorted(shared)}
 
 
 @pytest.mark.parametrize("directory", ALL_MODULES, ids=lambda p: str(p.relative_to(TERRAFORM_DIR)))

@@ -24,4 +24,5 @@ module "cdn_nodes" {
   addresses           = { for name, host in terraform_data.host : name => host.output.address }
   ansible_user        = var.ansible_user
   ssh_authorized_keys = var.ssh_authorized_keys
+  tpgen_command       = var.tpgen_command
 }

@@ -101,3 +101,9 @@ variable "ssh_authorized_keys" {
   default     = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx7mDWWlfKDD3qBbkJ+4PqS0mkWMGzdAv9kXpbX5l0c tpgen-sim"]
   nullable    = false
 }
+
+variable "tpgen_command" {
+  description = "How to run tpgen where `terraform apply` runs: apply checks every node's spec with `<tpgen_command> validate` before creating the machines (see modules/cdn_nodes). null skips the check."
+  type        = string
+  default     = "tpgen"
+}

@@ -1,5 +1,6 @@
 # Provider-free logic: node list in, Ansible inventory and per-node user data out.
-# Nothing here talks to an API, so `terraform test` exercises all of it offline.
+# Nothing here talks to an API, so `terraform test` exercises all of it offline. The one resource,
+# terraform_data (built into Terraform), runs `tpgen validate` on each spec at apply.
 
 locals {
   # Where each disk is mounted when the node does not say: caches live under /srv/cache,
@@ -63,7 +64,7 @@ locals {
         node = { for k, v in { name = n.name, cores = n.cores, memory = n.memory } : k => v if v != null }
         workload = { for k, v in {
           type            = n.workload.type
-          upstreams       = n.workload.type == "cache" ? n.workload.upstreams : null
+          upstreams       = length(n.workload.upstreams) > 0 ? n.workload.upstreams : null
           avg_object_size = n.workload.avg_object_size
           cache_key       = n.workload.cache_key
           inactive        = n.workload.inactive
@@ -104,12 +105,52 @@ locals {
     ---
   EOT
 
+  # What tpgen validates at apply: the spec itself, and where the node leaves cores or memory to
+  # the Ansible role's facts, the most lenient values for the limits that depend on them (1 core:
+  # fewest workers for the thread budget; 64TiB: tpgen's largest memory for the RAM budgets).
+  # Those limits are then checked in the role, on the real facts.
+  validated_specs = {
+    for name, spec in local.specs : name => merge(spec, {
+      node = merge({ cores = 1, memory = "64TiB" }, spec.node)
+    })
+  }
+
   template_vars = {
     for n in var.nodes : n.name => {
       hostname = n.name
+      # The name's rules are tpgen's (checked at apply): the script quotes the name, and comments
+      # get it with anything but [A-Za-z0-9._-] replaced (a valid name stays as it is), so no
+      # name can break out of the script or the YAML.
+      label    = replace(n.name, "/[^A-Za-z0-9._-]/", "_")
       user     = coalesce(n.ansible_user, var.ansible_user)
       keys     = var.ssh_authorized_keys
       packages = var.bootstrap_packages
+    }
+  }
+}
+
+# The spec's meaning has one judge, tpgen: every rendered spec goes through `tpgen validate` on
+# the machine running `terraform apply`, before anything that reads user_data (the machines)
+# or the inventory is created. A refused spec fails the apply with tpgen's own message:
+# <node>.yaml:<line>: <field path>: <what is wrong and the fix>. Plan cannot do this: running a
+# program at plan needs a provider (hashicorp/external), and this module must need none.
+resource "terraform_data" "tpgen_validate" {
+  for_each = { for name, spec in local.validated_specs : name => yamlencode(spec) if var.tpgen_command != null }
+
+  input = {
+    file = "${local.template_vars[each.key].label}.yaml"
+    spec = each.value
+  }
+  # A changed spec is a new resource, so the check runs again.
+  triggers_replace = [each.value]
+
+  provisioner "local-exec" {
+    interpreter = ["/bin/sh"]
+    command     = "${path.module}/tpgen-validate.sh"
+    environment = {
+      TPGEN      = var.tpgen_command
+      TPGEN_FILE = self.input.file
+      TPGEN_SPEC = self.input.spec
     }
   }
 }

@@ -1,6 +1,8 @@
 output "inventory_yaml" {
   description = "Ansible inventory (YAML): group storage_nodes, each host with ansible_host, ansible_user and its tpgen_spec. Write it with `terraform output -raw inventory_yaml > inventories/<env>/hosts.yml`."
   value       = "${local.inventory_header}${yamlencode(local.inventory)}"
+  # Only specs tpgen accepted reach Ansible.
+  depends_on = [terraform_data.tpgen_validate]
 
   precondition {
     condition     = alltrue([for name, address in local.addresses : address != null && address != ""])
@@ -33,6 +35,8 @@ output "user_data" {
   value = {
     for name, vars in local.template_vars : name => templatefile("${path.module}/templates/cloud-config.yaml.tftpl", vars)
   }
+  # A machine that reads this is created only after tpgen accepted its spec.
+  depends_on = [terraform_data.tpgen_validate]
 }
 
 output "bootstrap_script" {
@@ -40,4 +44,6 @@ output "bootstrap_script" {
   value = {
     for name, vars in local.template_vars : name => templatefile("${path.module}/templates/bootstrap.sh.tftpl", vars)
   }
+  # A machine that reads this is created only after tpgen accepted its spec.
+  depends_on = [terraform_data.tpgen_validate]
 }

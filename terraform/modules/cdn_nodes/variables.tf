@@ -48,6 +48,9 @@ variable "nodes" {
     }))
   }))
 
+  # Structure only. What the values mean (media, devices, mounts, sizes, upstreams, ports, ...)
+  # is tpgen's to judge: terraform_data.tpgen_validate runs `tpgen validate` on every rendered
+  # spec (main.tf), so there is one rule and one message, never a copy that drifts.
   validation {
     condition     = length(var.nodes) > 0
     error_message = "nodes is empty: add at least one node object."
@@ -56,14 +59,6 @@ variable "nodes" {
   validation {
     condition     = length(distinct([for n in var.nodes : n.name])) == length(var.nodes)
     error_message = "Node names must be unique: rename the duplicated node (names are also the Ansible inventory hostnames)."
-  }
-
-  validation {
-    condition = alltrue([
-      for n in var.nodes : can(regex("^[a-z0-9][a-z0-9.-]*$", n.name)) && length(n.name) <= 253 &&
-      alltrue([for label in split(".", n.name) : length(label) >= 1 && length(label) <= 63])
-    ])
-    error_message = "Each node name must be hostname-like: lower-case letters, digits, '.' and '-', starting with a letter or digit, at most 63 characters per dot-separated label."
   }
 
   validation {
@@ -79,139 +74,8 @@ variable "nodes" {
   }
 
   validation {
-    condition = alltrue(flatten([
-      for n in var.nodes : concat(
-        [for d in n.disks : contains(["hdd", "ssd", "nvme"], d.media)],
-        [contains(["hdd", "ssd", "nvme"], try(n.disk_set.media, "hdd"))],
-      )
-    ]))
-    error_message = "Unknown disk media: set `media` to one of hdd, ssd, nvme."
-  }
-
-  validation {
-    condition     = alltrue([for n in var.nodes : contains(["cache", "origin", "vod"], n.workload.type)])
-    error_message = "Unknown workload type: set workload.type to one of cache, origin, vod."
-  }
-
-  validation {
-    condition = alltrue([
-      for n in var.nodes : n.workload.type != "cache" || length(n.workload.upstreams) > 0
-    ])
-    error_message = "A cache node needs at least one upstream: set workload.upstreams, e.g. [\"origin-a.example.net:8080\"]."
-  }
-
-  validation {
-    condition = alltrue([
-      for n in var.nodes : n.workload.type == "cache" || (
-        length(n.workload.upstreams) == 0 && n.workload.cache_key == null && n.workload.inactive == null
-      )
-    ])
-    error_message = "workload.upstreams, cache_key and inactive only apply to workload type cache: remove them from origin and vod nodes."
-  }
-
-  validation {
-    condition = alltrue(flatten([
-      for n in var.nodes : [
-        for u in n.workload.upstreams :
-        can(regex("^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):[0-9]{1,5}$", u))
-      ]
-    ]))
-    error_message = "Each upstream must be host:port (e.g. origin-a.example.net:8080 or [2001:db8::1]:8080)."
-  }
-
-  validation {
-    condition = alltrue(flatten([
-      for n in var.nodes : concat(
-        [for s in compact([n.memory, n.workload.avg_object_size, try(n.disk_set.size, null)]) :
-        can(regex("^[0-9]+(\\.[0-9]+)?(k|[KMGTP](B|iB)?)?$", s))],
-        [for d in n.disks : can(regex("^[0-9]+(\\.[0-9]+)?(k|[KMGTP](B|iB)?)?$", d.size))],
-      )
-    ]))
-    error_message = "Sizes (memory, avg_object_size, disk size) must be a number with an optional unit: k, K, KB, KiB, M, MB, MiB, ... P, PB, PiB (e.g. \"4TB\", \"3.2TB\", \"48GiB\", \"1MiB\")."
-  }
-
-  validation {
-    condition = alltrue([
-      for n in var.nodes : n.cores == null || try(n.cores == floor(n.cores) && n.cores >= 1 && n.cores <= 1024, false)
-    ])
-    error_message = "cores must be a whole number from 1 to 1024, or left out so the Ansible role takes it from facts."
-  }
-
-  validation {
-    condition = alltrue([
-      for n in var.nodes : n.workload.inactive == null || can(regex("^([0-9]+(ms|s|m|h|d|w|M|y))+$", n.workload.inactive))
-    ])
-    error_message = "workload.inactive must be an nginx time such as 7d, 12h or 1h30m."
-  }
-
-  validation {
-    condition = alltrue(flatten([
-      for n in var.nodes : [for d in n.disks : contains(["active", "draining", "failed"], d.state)]
-    ]))
-    error_message = "Unknown disk state: set `state` to active, draining (no new objects, still readable) or failed (gone)."
-  }
-
-  validation {
-    condition = alltrue(flatten([
-      for n in var.nodes : concat(
-        [for d in n.disks : contains(["xfs", "ext4"], coalesce(d.filesystem, "xfs"))],
-        [contains(["xfs", "ext4"], coalesce(try(n.disk_set.filesystem, null), "xfs"))],
-      )
-    ]))
-    error_message = "Unknown filesystem: set `filesystem` to xfs or ext4, or leave it out (xfs)."
-  }
-
-  validation {
-    condition = alltrue(flatten([
-      for n in var.nodes : [
-        for d in n.disks : d.name == null || can(regex("^[a-z][a-z0-9_]{0,31}$", d.name))
-      ]
-    ]))
-    error_message = "A disk name must match [a-z][a-z0-9_]{0,31} (e.g. d1); leave it out to get d1..dN by position."
-  }
-
-  validation {
-    condition = alltrue([
-      for n in var.nodes : length(distinct([
-        for i, d in n.disks : coalesce(d.name, "d${i + 1}")
-      ])) == length(n.disks)
-    ])
-    error_message = "Disk names must be unique within a node: a disk without a name is called d<position>, so give explicit names when you mix named and unnamed disks."
-  }
-
-  validation {
-    condition = alltrue([
-      for n in var.nodes : alltrue([for d in n.disks : can(regex("^/dev/[A-Za-z0-9/_.:-]+$", d.device))]) &&
-      length(distinct([for d in n.disks : d.device])) == length(n.disks)
-    ])
-    error_message = "Disk devices must be paths under /dev/ and unique within a node: fix the repeated or relative device."
-  }
-
-  validation {
-    condition = alltrue(flatten([
-      for n in var.nodes : [
-        for d in n.disks : d.mount == null || can(regex("^/[A-Za-z0-9/_.-]*[A-Za-z0-9_.-]$", d.mount))
-      ]
-    ]))
-    error_message = "A disk mount must be an absolute path without a trailing slash (e.g. /srv/cache/d1), or left out for the default."
-  }
-
-  validation {
-    # Checks the mounts the disks will really get, defaults included (see local.disks).
-    condition = alltrue([
-      for n in var.nodes : alltrue(flatten([
-        for a in [for i, d in n.disks : coalesce(d.mount, format("%s/%s", n.workload.type == "cache" ? "/srv/cache" : "/srv/data", coalesce(d.name, "d${i + 1}")))] : [
-          for j, b in [for i, d in n.disks : coalesce(d.mount, format("%s/%s", n.workload.type == "cache" ? "/srv/cache" : "/srv/data", coalesce(d.name, "d${i + 1}")))] :
-          !startswith(b, "${a}/")
-        ]
-        ])) && length(distinct([
-        for i, d in n.disks : coalesce(d.mount, format("%s/%s", n.workload.type == "cache" ? "/srv/cache" : "/srv/data", coalesce(d.name, "d${i + 1}")))
-      ])) == length(n.disks)
-    ])
-    error_message = "Disk mounts must be unique and not nested inside another disk's mount (a disk without `mount` gets /srv/cache/<name> or /srv/data/<name>): give each disk its own directory."
-  }
-
-  validation {
+    # disk_set is this module's input, not the spec's: these are the limits of the device names
+    # it generates (local.disks), which no spec rule could see.
     condition = alltrue([
       for n in var.nodes : n.disk_set == null || try(
         n.disk_set.count == floor(n.disk_set.count) && n.disk_set.count >= 1 &&
@@ -225,20 +89,11 @@ variable "nodes" {
   }
 
   validation {
+    # Not part of the spec: the user name goes into the inventory and the user data.
     condition = alltrue([
       for n in var.nodes : n.ansible_user == null || can(regex("^[a-z_][a-z0-9_-]{0,31}$", n.ansible_user))
     ])
     error_message = "ansible_user must be a plain Linux user name ([a-z_][a-z0-9_-]{0,31})."
-  }
-
-  validation {
-    condition = alltrue(flatten([
-      for n in var.nodes : [
-        for p in compact([try(tostring(n.listen.port), null), try(tostring(n.status.port), null)]) :
-        tonumber(p) >= 1 && tonumber(p) <= 65535 && tonumber(p) == floor(tonumber(p))
-      ]
-    ]))
-    error_message = "listen.port and status.port must be whole numbers from 1 to 65535."
   }
 }
 
@@ -314,4 +169,15 @@ variable "tuning" {
     ])
     error_message = "tuning must map node names from `nodes` to objects of overrides, e.g. { \"edge-ams-01\" = { threads_per_disk = 32 } }: fix the key that names no node."
   }
+}
+
+variable "tpgen_command" {
+  description = <<-EOT
+    How to run tpgen on the machine that runs `terraform apply` (a path, or words such as
+    "python3 -m tpgen"). Apply runs `<tpgen_command> validate` on every node's spec and fails
+    with tpgen's message when it refuses one. null skips the check: the Ansible role then
+    refuses a bad spec on first contact, after the machines exist.
+  EOT
+  type        = string
+  default     = "tpgen"
 }

@@ -47,6 +47,7 @@ module "cdn_nodes" {
   }
   ansible_user        = var.ansible_user
   ssh_authorized_keys = var.ssh_authorized_keys
+  tpgen_command       = var.tpgen_command
 }
 
 resource "aws_security_group" "nodes" {

@@ -25,6 +25,7 @@ module "cdn_nodes" {
   addresses           = { for name, server in ovh_dedicated_server.node : name => server.ip }
   ansible_user        = var.ansible_user
   ssh_authorized_keys = var.ssh_authorized_keys
+  tpgen_command       = var.tpgen_command
 }
 
 resource "ovh_dedicated_server" "node" {

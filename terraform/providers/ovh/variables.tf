@@ -105,3 +105,9 @@ variable "ansible_user" {
   type        = string
   default     = "ansible"
 }
+
+variable "tpgen_command" {
+  description = "How to run tpgen where `terraform apply` runs: apply checks every node's spec with `<tpgen_command> validate` before creating the machines (see modules/cdn_nodes). null skips the check."
+  type        = string
+  default     = "tpgen"
+}

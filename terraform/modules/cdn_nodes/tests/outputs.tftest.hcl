@@ -1,5 +1,5 @@
-# What the module produces from a valid node list. Plan only: the module has no resources, so
-# every output is known at plan time and no state is written.
+# What the module produces from a valid node list. Plan only: every output is known at plan
+# time and no state is written (tests/tpgen.tftest.hcl applies, to run `tpgen validate`).
 
 variables {
   ssh_authorized_keys = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx7mDWWlfKDD3qBbkJ+4PqS0mkWMGzdAv9kXpbX5l0c tpgen@example"]
@@ -254,5 +254,29 @@ run "explicit_names_mounts_users_and_tuning" {
   assert {
     condition     = yamldecode(output.user_data["edge-ams-01"]).users[0].name == "ops"
     error_message = "The user data creates the node's own ansible_user."
+  }
+}
+
+# A node name's rules are tpgen's, checked at apply; whatever the name holds, the user data and
+# the bootstrap script keep it data (here with the check off, as a runner without tpgen has it).
+run "any_name_stays_quoted_in_user_data" {
+  command = plan
+
+  variables {
+    tpgen_command = null
+    nodes         = [{ name = "evil'\nreboot", address = "192.0.2.10", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+
+  assert {
+    condition     = yamldecode(output.user_data["evil'\nreboot"]).hostname == "evil'\nreboot"
+    error_message = "The cloud-config must stay one YAML document with the name as a string."
+  }
+  assert {
+    condition     = strcontains(output.user_data["evil'\nreboot"], "\n# Rendered by tpgen terraform/modules/cdn_nodes for evil__reboot.\n")
+    error_message = "A comment gets the name with unsafe characters replaced."
+  }
+  assert {
+    condition     = strcontains(output.bootstrap_script["evil'\nreboot"], "\nhostnamectl set-hostname 'evil'\\''\nreboot' 2>/dev/null || hostname 'evil'\\''\nreboot'\n")
+    error_message = "The bootstrap script must single-quote the name, its quotes escaped."
   }
 }
