@@ -45,6 +45,8 @@ lint() {
   ruff check generator tests bench plugins molecule
   ruff format --check generator tests bench plugins molecule
   mypy
+  # the layering contracts of pyproject.toml, on this checkout whatever the venv's editable install
+  PYTHONPATH="$PWD/generator${PYTHONPATH:+:$PYTHONPATH}" lint-imports --no-cache
   yamllint --strict .
   shellcheck -x scripts/*.sh scripts/ci/*.sh molecule/common/*.sh .ci/run
   ansible-lint --profile production
