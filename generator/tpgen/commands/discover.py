@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TypedDict, Unpack
+
 from tpgen.commands import STANDARD, Console
 from tpgen.ops.discover import run_discover
 
 
-def discover(
-    *,
-    as_json: bool,
-    min_size: int,
-    include_loop: bool,
-    mount_root: str,
-    console: Console = STANDARD,
-) -> int:
-    """0 disks found, 1 none usable, 2 the probe failed. ``min_size`` is in bytes."""
-    return run_discover(
-        as_json=as_json,
-        min_size=min_size,
-        include_loop=include_loop,
-        mount_root=mount_root,
-        out=console.out,
-        err=console.err,
-    )
+class DiscoverOptions(TypedDict):
+    as_json: bool
+    min_size: int  # bytes
+    include_loop: bool
+    mount_root: str
+
+
+def discover(console: Console = STANDARD, **options: Unpack[DiscoverOptions]) -> int:
+    """0 disks found, 1 none usable, 2 the probe failed."""
+    return run_discover(**options, out=console.out, err=console.err)
