@@ -4,7 +4,7 @@ become messages and exit codes in one place, tpgen.commands.run."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -14,7 +14,6 @@ from tpgen.errors import EXIT_BAD_INPUT, EXIT_CODES, EXIT_OK
 
 # The library (pydantic, Jinja2) and each tpgen.commands module load inside their command, so
 # --version and --help stay fast.
-
 
 if TYPE_CHECKING:
     SizeParam = click.ParamType[int]
@@ -27,7 +26,7 @@ else:
 class OptionRefused(click.BadParameter):
     """An option value that does not parse: one line, ``PROG CMD: --option: what to write``."""
 
-    def show(self, file: Any = None) -> None:
+    def show(self, file: IO[Any] | None = None) -> None:
         option = self.param.opts[0] if self.param is not None else "option"
         where = self.ctx.command_path if self.ctx is not None else "tpgen"
         click.echo(f"{where}: {option}: {self.message}", file=file, err=True)
