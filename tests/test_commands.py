@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +146,22 @@ def test_help_lists_the_exit_code_table(capsys: pytest.CaptureFixture[str]) -> N
 
 
 # ------------------------------------------------------------------ commands without click
+
+COMMANDS = ("render", "validate", "explain", "schema", "remap", "locate", "doctor", "discover")
+
+
+def test_no_command_module_needs_click() -> None:
+    script = (
+        "import importlib, sys\n"
+        f"for name in {COMMANDS!r}:\n"
+        "    importlib.import_module(f'tpgen.commands.{name}')\n"
+        "print('click' in sys.modules)"
+    )
+    env = {"PYTHONPATH": f"{ROOT / 'generator'}", "PATH": "/usr/bin:/bin"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "False\n", "")
 
 
 def test_validate_returns_0_and_raises_a_spec_error_with_its_line(tmp_path: Path) -> None:
