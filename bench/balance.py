@@ -15,7 +15,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from tpgen.plan.buckets import (
+from tpgen.api import (
     SPLIT_STEPS,
     BucketMap,
     build_map,

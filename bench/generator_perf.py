@@ -14,10 +14,14 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tpgen.plan import make_plan
-from tpgen.plan.buckets import assign_buckets, build_map, moved_buckets
-from tpgen.render import render_config
-from tpgen.spec.load import spec_from_mapping
+from tpgen.api import (
+    assign_buckets,
+    build_map,
+    make_plan,
+    moved_buckets,
+    render_config,
+    spec_from_mapping,
+)
 
 BUCKETS = 1000
 

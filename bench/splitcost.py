@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tpgen.plan.buckets import (
+from tpgen.api import (
     SplitPart,
     SplitTable,
     build_map,

@@ -512,7 +512,7 @@ def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path, nginx_bin
         ],
     }
     root = open_tmp
-    plan = rebased(api.plan_for(api.spec_from_mapping(spec, "it.yaml"), "it.yaml"), str(root))
+    plan = rebased(api.make_plan(api.spec_from_mapping(spec, "it.yaml"), "it.yaml"), str(root))
     text = api.render_config(plan)
     for entry in api.disk_layout(plan):
         Path(entry["dir"]).mkdir(parents=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tpgen.api import bucket_for_key, disk_for_key, plan_for, spec_from_mapping
+from tpgen.api import bucket_for_key, disk_for_key, make_plan, spec_from_mapping
 from tpgen.cli import main
 from tpgen.errors import SpecError, format_path, printable
 from tpgen.spec.load import plain_data
@@ -448,7 +448,7 @@ def test_locate_hashes_the_bytes_of_a_key_that_is_not_utf8(
 ) -> None:
     key, tab = os.fsdecode(b"/video/\xff\xfe.mp4"), "/a\tb"
     assert main(["locate", str(EXAMPLE), key, tab]) == 0
-    plan = plan_for(spec_from_mapping(_example()))
+    plan = make_plan(spec_from_mapping(_example()))
     assert capsys.readouterr().out.splitlines() == [
         f"/video/\\xff\\xfe.mp4\t{bucket_for_key(plan, key)}\t{disk_for_key(plan, key)}",
         f"/a\\tb\t{bucket_for_key(plan, tab)}\t{disk_for_key(plan, tab)}",

@@ -1,73 +1,105 @@
-"""The library API that the CLI, the Ansible plugins and the tools import."""
+"""The library API: the only import of the CLI's commands, the Ansible plugins, the bench and ops.
+
+Beside spec -> plan -> text it exports the bucket map's own parts (build_map, split_table, ...)
+for the bench's studies of them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
-from tpgen.check import CheckResult, check_config_text, check_plan
-from tpgen.errors import NginxUnavailable, SpecError
-from tpgen.plan import Plan, make_plan
-from tpgen.plan.buckets import bucket_for_hash, disk_for_hash, murmur_hash2
+# The module, not its function: a test that replaces tpgen.plan.make_plan reaches every caller.
+import tpgen.plan as _plan
+from tpgen.check import CheckResult, check_plan
+from tpgen.errors import NginxUnavailable, SpecError, TpgenError
+from tpgen.plan import Plan
+from tpgen.plan.buckets import (
+    SPLIT_STEPS,
+    BucketMap,
+    SplitPart,
+    SplitTable,
+    assign_buckets,
+    bucket_for_hash,
+    build_map,
+    disk_for_hash,
+    iter_maps,
+    moved_buckets,
+    murmur_hash2,
+    split_parts,
+    split_table,
+)
 from tpgen.plan.remap import Remap, compare
 from tpgen.render import render_config as _render
-from tpgen.spec.load import LineMap, SpecDocument, plain_data, read_spec_document, with_lines
-from tpgen.spec.load import load_spec_file as _load_spec_file
-from tpgen.spec.load import spec_from_mapping as _spec_from_mapping
+from tpgen.spec.load import (
+    LineMap,
+    SpecDocument,
+    load_spec_file,
+    plain_data,
+    read_spec_document,
+    spec_from_mapping,
+    with_lines,
+)
 from tpgen.spec.model import NodeSpec
 
 __all__ = [
+    "SPLIT_STEPS",
+    "BucketMap",
     "CheckResult",
+    "LineMap",
     "NginxUnavailable",
     "NodeSpec",
     "Plan",
     "Remap",
     "SpecDocument",
     "SpecError",
+    "SplitPart",
+    "SplitTable",
+    "TpgenError",
+    "assign_buckets",
     "bucket_for_key",
-    "check_config",
+    "build_map",
     "check_plan",
     "compare",
+    "disk_for_hash",
     "disk_for_key",
     "disk_layout",
+    "iter_maps",
+    "load_plan",
     "load_spec_file",
+    "make_plan",
+    "moved_buckets",
+    "murmur_hash2",
     "plain_data",
-    "plan_for",
     "read_spec_document",
     "render_config",
-    "render_from_mapping",
     "spec_from_mapping",
+    "split_parts",
+    "split_table",
 ]
 
 
-def spec_from_mapping(
-    data: Mapping[str, Any], source: str = "<mapping>", lines: LineMap | None = None
-) -> NodeSpec:
-    return _spec_from_mapping(data, source, lines)
-
-
-def load_spec_file(path: str | Path) -> NodeSpec:
-    return _load_spec_file(path)
-
-
-def plan_for(spec: NodeSpec, source: str = "<spec>", lines: LineMap | None = None) -> Plan:
+def make_plan(spec: NodeSpec, source: str = "<spec>", lines: LineMap | None = None) -> Plan:
     """The plan; a refusal names the line of its field when ``lines`` (from the loader) is given."""
     try:
-        return make_plan(spec, source)
+        return _plan.make_plan(spec, source)
     except SpecError as err:
         raise with_lines(err, source, lines or {}) from None
+
+
+def load_plan(path: str) -> Plan:
+    """The plan of a spec file; every refusal names the file and the line of its field."""
+    document = read_spec_document(path)
+    spec = spec_from_mapping(document.data, path, document.lines)
+    # The raw path: the renderer's one escaping rule (nginx_literal "comment") makes it one
+    # printable line in the header; escaping here too would double the backslashes.
+    return make_plan(spec, path, document.lines)
 
 
 def render_config(plan: Plan, source: str | None = None) -> str:
     if source is not None and source != plan.source:
         plan = replace(plan, source=source)
     return _render(plan)
-
-
-def render_from_mapping(data: Mapping[str, Any], source: str = "<mapping>") -> str:
-    return _render(make_plan(_spec_from_mapping(data, source), source))
 
 
 def disk_for_key(plan: Plan, key: str) -> str:
@@ -100,12 +132,3 @@ def disk_layout(plan: Plan) -> list[dict[str, Any]]:
         }
         for d in plan.disks
     ]
-
-
-def check_config(text: str, *, rebase: bool = True, plan: Plan | None = None) -> CheckResult:
-    """``nginx -t``: rebased into a throwaway prefix (needs the plan), or as-is on a node."""
-    if rebase:
-        if plan is None:
-            raise ValueError("a rebased check needs the plan the text was rendered from")
-        return check_plan(plan)
-    return check_config_text(text)

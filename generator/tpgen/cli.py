@@ -1,94 +1,105 @@
-"""The command line: wires arguments to the library, maps errors to exit codes. Nothing else."""
+"""The command line: click wiring only. Each command is a function in tpgen.commands; errors
+become messages and exit codes in one place, tpgen.commands.run."""
 
 from __future__ import annotations
 
-import difflib
-import json
-import sys
-import traceback
 from collections.abc import Callable, Sequence
-from functools import wraps
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
 from tpgen import __version__
-from tpgen.errors import (
-    EXIT_BAD_INPUT,
-    EXIT_DIFFERS,
-    EXIT_INTERNAL,
-    EXIT_OK,
-    FileRefused,
-    NginxUnavailable,
-    SpecError,
-    printable,
-)
+from tpgen.commands import Console, run
+from tpgen.errors import EXIT_BAD_INPUT, EXIT_CODES, EXIT_OK
+
+# The library (pydantic, Jinja2) and each tpgen.commands module load inside their command, so
+# --version and --help stay fast.
 
 if TYPE_CHECKING:
-    from tpgen.plan import Plan
-
-# The library (pydantic, Jinja2) loads inside each command, so --version and --help stay fast.
-
-F = TypeVar("F", bound=Callable[..., int])
-
-
-# The most a --diff FILE may hold: a rendered config is well under 1 MiB.
-DIFF_LIMIT = 16 << 20
+    SizeParam = click.ParamType[int]
+    TextParam = click.ParamType[str]
+else:
+    # click 8.1 (Debian 12's, which pyproject allows) has no generic ParamType.
+    SizeParam = TextParam = click.ParamType
 
 
-def _plan(spec_path: str) -> Plan:
-    from tpgen.plan import make_plan
-    from tpgen.spec.load import read_spec_document, spec_from_mapping, with_lines
+class OptionRefused(click.BadParameter):
+    """An option value that does not parse: one line, ``PROG CMD: --option: what to write``."""
 
-    document = read_spec_document(spec_path)
-    spec = spec_from_mapping(document.data, spec_path, document.lines)
-    try:
-        # The raw path: the renderer's one escaping rule (nginx_literal "comment") makes it
-        # one printable line in the header; escaping here too would double the backslashes.
-        return make_plan(spec, spec_path)
-    except SpecError as err:
-        raise with_lines(err, spec_path, document.lines) from None
+    def show(self, file: IO[Any] | None = None) -> None:
+        option = self.param.opts[0] if self.param is not None else "option"
+        where = self.ctx.command_path if self.ctx is not None else "tpgen"
+        click.echo(f"{where}: {option}: {self.message}", file=file, err=True)
 
 
-def _guarded(command: F) -> F:
-    """One place that turns errors into messages and exit codes."""
+class SizeType(SizeParam):
+    """A size as the spec writes it (32GiB, 4TB, 512k), read by the one parser: bytes."""
 
-    @wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> int:
-        debug = click.get_current_context().find_root().params.get("debug", False)
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        from tpgen.spec.units import parse_size
+
         try:
-            return command(*args, **kwargs)
-        except SpecError as err:
-            click.echo(str(err), err=True)
-            return EXIT_BAD_INPUT
-        except (FileRefused, NginxUnavailable) as err:
-            click.echo(f"tpgen: {printable(str(err))}", err=True)
-            return EXIT_BAD_INPUT
-        except OSError as err:
-            name = printable(str(err.filename or "file"))
-            click.echo(f"tpgen: {name}: {printable(err.strerror or str(err))}", err=True)
-            return EXIT_BAD_INPUT
-        except Exception as err:
-            if debug:
-                traceback.print_exc()
-            click.echo(
-                f"tpgen: internal error: {type(err).__name__}: {printable(str(err))} (run with "
-                "--debug and report it)",
-                err=True,
-            )
-            return EXIT_INTERNAL
-
-    return wrapper  # type: ignore[return-value]
+            return parse_size(value)
+        except ValueError as err:
+            raise OptionRefused(str(err), ctx, param) from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+SINCE_HINT = "use a duration (30m, 2h, 1d) or a local time (2026-11-21 18:00)"
+
+
+class SinceType(TextParam):
+    """A duration back from now (30m, 2h, 1d: the one duration parser) or a local time.
+
+    Checked here, handed on as written: doctor reads it and echoes it in its report.
+    """
+
+    name = "duration|time"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from datetime import datetime
+
+        from tpgen.spec.units import parse_duration
+
+        text = str(value)
+        try:
+            parse_duration(text, milliseconds=False)
+        except ValueError:
+            try:
+                datetime.fromisoformat(text)
+            except ValueError:
+                raise OptionRefused(f"{text!r}: {SINCE_HINT}", ctx, param) from None
+        return text
+
+
+class EchoConsole(Console):
+    """Lines through click.echo, which copes with a stdout that cannot encode them."""
+
+    def say(self, text: str, end: str = "\n") -> None:
+        click.echo(text + end, nl=False)
+
+    def warn(self, text: str) -> None:
+        click.echo(text, err=True)
+
+
+def _run(command: Callable[[Console], int]) -> int:
+    """Run a command function through tpgen.commands.run, the one place errors become
+    messages and exit codes."""
+    debug = bool(click.get_current_context().find_root().params.get("debug", False))
+    console = EchoConsole()
+    return run(lambda: command(console), console, debug=debug)
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Turn a storage node's YAML spec into a thread-pool-per-disk nginx config.\n\n"
+    "Exit codes: " + ", ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()) + ".",
+)
 @click.version_option(__version__, prog_name="tpgen")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 def cli(debug: bool) -> None:
-    """Turn a storage node's YAML spec into a thread-pool-per-disk nginx config.
-
-    Exit codes: 0 ok, 1 differs (--diff) or nginx -t failed, 2 bad input, 3 internal error.
-    """
+    pass
 
 
 @cli.command()
@@ -112,105 +123,69 @@ def cli(debug: bool) -> None:
     type=click.Path(),
     help="Print a unified diff against FILE; exit 1 if it differs. Writes nothing.",
 )
-@_guarded
 def render(spec: str, output: str | None, check: bool, diff_against: str | None) -> int:
     """Render SPEC to nginx.conf."""
-    from tpgen.check import check_plan
-    from tpgen.files import read_text_file, write_output
-    from tpgen.render import render_config
+    from tpgen.commands.render import render as command
 
-    plan = _plan(spec)
-    text = render_config(plan)
-    if check:
-        result = check_plan(plan)
-        if not result.ok:
-            click.echo(
-                f"{printable(spec)}: nginx -t rejected the rendered config:\n{result.output}",
-                err=True,
-            )
-            return EXIT_DIFFERS
-    if diff_against is not None:
-        current = read_text_file(diff_against, DIFF_LIMIT)
-        diff = list(
-            difflib.unified_diff(
-                current.splitlines(keepends=True),
-                text.splitlines(keepends=True),
-                printable(diff_against),
-                f"{printable(spec)} (rendered)",
-            )
+    return _run(
+        lambda console: command(
+            spec, output=output, check=check, diff_against=diff_against, console=console
         )
-        sys.stdout.writelines(diff)
-        return EXIT_DIFFERS if diff else EXIT_OK
-    if output is not None:
-        write_output(output, text, inputs=[spec])
-    else:
-        click.echo(text, nl=False)
-    return EXIT_OK
+    )
 
 
 @cli.command()
 @click.argument("spec", type=click.Path())
-@_guarded
 def validate(spec: str) -> int:
     """Check SPEC and its plan; print nothing but errors."""
-    _plan(spec)
-    return EXIT_OK
+    from tpgen.commands.validate import validate as command
+
+    return _run(lambda console: command(spec))
 
 
 @cli.command()
 @click.argument("spec", type=click.Path())
-@_guarded
 def explain(spec: str) -> int:
     """Print every derived value of SPEC and the rule behind it."""
-    from tpgen.render.explain import explain_rows, format_table
+    from tpgen.commands.explain import explain as command
 
-    click.echo(format_table(explain_rows(_plan(spec))))
-    return EXIT_OK
+    return _run(lambda console: command(spec, console=console))
 
 
 @cli.command()
-@_guarded
 def schema() -> int:
     """Print the spec's JSON Schema."""
-    from tpgen.spec.schema import spec_schema_json
+    from tpgen.commands.schema import schema as command
 
-    click.echo(spec_schema_json(), nl=False)
-    return EXIT_OK
+    return _run(lambda console: command(console=console))
 
 
 @cli.command()
 @click.argument("old_spec", type=click.Path())
 @click.argument("new_spec", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object (moved_fraction, ...).")
-@_guarded
 def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
     """How many cache keys change disk between OLD_SPEC and NEW_SPEC."""
-    from tpgen.plan.remap import compare, format_remap
+    from tpgen.commands.remap import remap as command
 
-    result = compare(_plan(old_spec), _plan(new_spec))
-    click.echo(json.dumps(result.as_dict(), indent=2) if as_json else format_remap(result))
-    return EXIT_OK
+    return _run(lambda console: command(old_spec, new_spec, as_json=as_json, console=console))
 
 
 @cli.command()
 @click.argument("spec", type=click.Path())
 @click.argument("keys", nargs=-1, required=True)
-@_guarded
 def locate(spec: str, keys: Sequence[str]) -> int:
     """Print KEY, bucket and disk for each cache key (or URI on origin/vod)."""
-    from tpgen.api import bucket_for_key, disk_for_key
+    from tpgen.commands.locate import locate as command
 
-    plan = _plan(spec)
-    for key in keys:
-        # nginx hashes bytes: an argument that is not UTF-8 keeps its bytes (surrogateescape).
-        click.echo(f"{printable(key)}\t{bucket_for_key(plan, key)}\t{disk_for_key(plan, key)}")
-    return EXIT_OK
+    return _run(lambda console: command(spec, keys, console=console))
 
 
 @cli.command()
 @click.argument("spec", type=click.Path())
 @click.option(
     "--since",
+    type=SinceType(),
     default="1h",
     show_default=True,
     help="Count error-log events newer than this (1h, 30m, 2d or an ISO time).",
@@ -226,36 +201,21 @@ def locate(spec: str, keys: Sequence[str]) -> int:
 @click.option("--error-log", default=None, help="Default: the error_log of the rendered config.")
 @click.option("--status-url", default=None, help="Default: the spec's loopback stub_status.")
 @click.option("--nginx", "nginx_binary", default="nginx", show_default=True, help="nginx binary.")
-@_guarded
-def doctor(
-    spec: str,
-    since: str,
-    as_json: bool,
-    config_path: str,
-    error_log: str | None,
-    status_url: str | None,
-    nginx_binary: str,
-) -> int:
+def doctor(spec: str, **options: Any) -> int:
     """Check this node against SPEC: threads, mounts, space, drift, queue overflows, stub_status.
 
     Exit 0 healthy, 1 warnings, 2 failures.
     """
-    from tpgen.ops.doctor import doctor_main
+    from tpgen.commands.doctor import doctor as command
 
-    return doctor_main(
-        spec,
-        since=since,
-        as_json=as_json,
-        config_path=config_path,
-        error_log=error_log,
-        status_url=status_url,
-        nginx_binary=nginx_binary,
-    )
+    return _run(lambda console: command(spec, **options, console=console))
 
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
-@click.option("--min-size", default="32GiB", show_default=True, help="Skip smaller disks.")
+@click.option(
+    "--min-size", type=SizeType(), default="32GiB", show_default=True, help="Skip smaller disks."
+)
 @click.option("--include-loop", is_flag=True, help="Consider loop devices (tests, benches).")
 @click.option(
     "--mount-root",
@@ -263,17 +223,14 @@ def doctor(
     show_default=True,
     help="Where the draft mounts the disks.",
 )
-@_guarded
-def discover(as_json: bool, min_size: str, include_loop: bool, mount_root: str) -> int:
+def discover(**options: Any) -> int:
     """Probe this host and print a draft spec: the disks it would use, and why it skips others.
 
     Exit 0 disks found, 1 none usable, 2 bad input or probe failed.
     """
-    from tpgen.ops.discover import run_discover
+    from tpgen.commands.discover import discover as command
 
-    return run_discover(
-        as_json=as_json, min_size=min_size, include_loop=include_loop, mount_root=mount_root
-    )
+    return _run(lambda console: command(**options, console=console))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,15 +1,27 @@
-"""The one user-facing error type and the exit codes, mapped in one place."""
+"""The exit-code table and the one error hierarchy: every error a user sees is a TpgenError.
+
+Light on purpose: ``tpgen --version`` imports this module and nothing heavier.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 EXIT_OK = 0
 EXIT_DIFFERS = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
+
+# What each exit code means, for --help and the README's table.
+EXIT_CODES = {
+    EXIT_OK: "ok",
+    EXIT_DIFFERS: "differs (--diff) or nginx -t failed",
+    EXIT_BAD_INPUT: "bad input",
+    EXIT_INTERNAL: "internal error",
+}
 
 Path = tuple[str | int, ...]
 
@@ -66,15 +78,35 @@ class Problem:
         return f"{where}: {format_path(self.path)}: {printable(self.message)}"
 
 
-class SpecError(Exception):
+class TpgenError(Exception):
+    """An error tpgen reports to its user: ``report()`` is what stderr shows, ``exit_code`` the
+    status the command ends with."""
+
+    exit_code: ClassVar[int] = EXIT_INTERNAL
+
+    def report(self) -> str:
+        return f"tpgen: {printable(str(self))}"
+
+
+class BadInput(TpgenError):
+    """Input the user can fix; the message says how."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class SpecError(BadInput):
     """Bad input. ``str()`` is the message a user sees: one line per problem."""
 
     def __init__(self, problems: Iterable[Problem]) -> None:
         self.problems: Sequence[Problem] = tuple(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
 
+    def report(self) -> str:
+        # Each line already names its file and line: no "tpgen:" in front.
+        return str(self)
 
-class FileRefused(Exception):
+
+class FileRefused(BadInput):
     """A file argument tpgen will not read or write; ``str()`` names the file and the fix."""
 
     def __init__(self, path: str, message: str) -> None:
@@ -83,8 +115,43 @@ class FileRefused(Exception):
         super().__init__(f"{printable(path) or repr(path)}: {printable(message)}")
 
 
-class NginxUnavailable(Exception):
+class NginxUnavailable(BadInput):
     """No usable nginx binary: the message says how to get one."""
+
+
+class ConfigRejected(TpgenError):
+    """``nginx -t`` refused the rendered config: the spec is valid, the result is not."""
+
+    exit_code = EXIT_DIFFERS
+
+    def __init__(self, source: str, output: str) -> None:
+        self.source = source
+        self.output = output
+        super().__init__(f"{printable(source)}: nginx -t rejected the rendered config:\n{output}")
+
+    def report(self) -> str:
+        # nginx's own lines, already made readable by the check: shown as they are.
+        return str(self)
+
+
+class InternalError(TpgenError):
+    """A bug: an exception nobody turned into a message. ``--debug`` shows its traceback."""
+
+    exit_code = EXIT_INTERNAL
+
+    def report(self) -> str:
+        return f"tpgen: internal error: {self} (run with --debug and report it)"
+
+
+def as_tpgen_error(err: Exception) -> TpgenError:
+    """Any exception as the TpgenError a user sees: an OSError names its file, anything
+    unexpected is an internal error."""
+    if isinstance(err, TpgenError):
+        return err
+    if isinstance(err, OSError):
+        name = printable(str(err.filename or "file"))
+        return BadInput(f"{name}: {printable(err.strerror or str(err))}")
+    return InternalError(f"{type(err).__name__}: {printable(str(err))}")
 
 
 def problem(path: Path, message: str) -> Problem:

@@ -58,7 +58,7 @@ def render(spec: dict[str, Any], source: str) -> dict[str, Any]:
     api = _import_tpgen()
     data = api.plain_data(spec)
     node_spec = api.spec_from_mapping(data, source=source)
-    plan = api.plan_for(node_spec, source)
+    plan = api.make_plan(node_spec, source)
     return {
         "text": api.render_config(plan, source),
         "disks": api.disk_layout(plan),

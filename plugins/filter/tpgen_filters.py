@@ -40,7 +40,7 @@ def _plan(spec: Any, source: str) -> Any:
             f"{source}: expected the node spec as a mapping, got {type(spec).__name__}"
         )
     try:
-        return api.plan_for(api.spec_from_mapping(plain(spec), source=source), source)
+        return api.make_plan(api.spec_from_mapping(plain(spec), source=source), source)
     except api.SpecError as exc:
         raise AnsibleFilterError(f"tpgen rejected the spec:\n{exc}") from None
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tpgen.api import plan_for, render_config, spec_from_mapping
+from tpgen.api import make_plan, render_config, spec_from_mapping
 
 from tests.ansible.conftest import ansible_tool, run_ansible
 
@@ -43,7 +43,7 @@ def make_spec(root: Path, port: int = 28598) -> dict[str, Any]:
 
 def expected_text(spec: dict[str, Any]) -> str:
     source = "tpgen_spec of localhost"
-    return render_config(plan_for(spec_from_mapping(spec, source), source), source)
+    return render_config(make_plan(spec_from_mapping(spec, source), source), source)
 
 
 def apply(

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tpgen.api import disk_for_key, disk_layout, plan_for, spec_from_mapping
+from tpgen.api import disk_for_key, disk_layout, make_plan, spec_from_mapping
 
 SPEC: dict[str, Any] = {
     "node": {"name": "edge-test-01"},
@@ -74,7 +74,7 @@ def test_node_spec_rejects_a_non_mapping(filters: ModuleType) -> None:
 
 
 def test_disk_layout_is_the_plan_layout(filters: ModuleType) -> None:
-    expected = disk_layout(plan_for(spec_from_mapping(FULL)))
+    expected = disk_layout(make_plan(spec_from_mapping(FULL)))
     layout = filters.tpgen_disk_layout(FULL)
     assert layout == expected
     assert [disk["dir"] for disk in layout] == [
@@ -85,7 +85,7 @@ def test_disk_layout_is_the_plan_layout(filters: ModuleType) -> None:
 
 
 def test_disk_for_key_matches_the_library(filters: ModuleType) -> None:
-    plan = plan_for(spec_from_mapping(FULL))
+    plan = make_plan(spec_from_mapping(FULL))
     expected = [disk_for_key(plan, key) for key in KEYS]
     assert filters.tpgen_disk_for_key(FULL, KEYS) == expected
     assert filters.tpgen_disk_for_key(FULL, KEYS[0]) == expected[0]

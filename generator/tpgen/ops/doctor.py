@@ -1073,7 +1073,7 @@ def inputs_from_spec(
     label = source or spec_path
     try:
         spec = api.spec_from_mapping(data, source=spec_path, lines=document.lines)
-        plan = api.plan_for(spec, spec_path, lines=document.lines)
+        plan = api.make_plan(spec, spec_path, lines=document.lines)
     except api.SpecError as err:
         raise DoctorError(str(err)) from err
     rendered = api.render_config(plan, source=label)

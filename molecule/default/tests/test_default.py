@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tpgen.api import disk_for_key, plan_for, render_config, spec_from_mapping
+from tpgen.api import disk_for_key, make_plan, render_config, spec_from_mapping
 
 REPO = Path(__file__).resolve().parents[3]
 INVENTORY = REPO / "inventories" / "molecule"
@@ -37,7 +37,7 @@ testinfra_hosts = ["ansible://tpgen-default"]
 
 @pytest.fixture(scope="module")
 def plan(spec: dict[str, Any]) -> Any:
-    return plan_for(spec_from_mapping(spec, SOURCE), SOURCE)
+    return make_plan(spec_from_mapping(spec, SOURCE), SOURCE)
 
 
 def cache_key(path: str) -> str:

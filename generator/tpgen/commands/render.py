@@ -1,0 +1,56 @@
+"""``tpgen render``: the config to stdout or a file, checked by nginx -t, or diffed."""
+
+from __future__ import annotations
+
+import difflib
+
+from tpgen.api import check_plan, load_plan, render_config
+from tpgen.commands import STANDARD, Console
+from tpgen.errors import EXIT_DIFFERS, EXIT_OK, ConfigRejected, printable
+from tpgen.files import read_text_file, write_output
+
+# The most a --diff FILE may hold: a rendered config is well under 1 MiB.
+DIFF_LIMIT = 16 << 20
+
+
+def render(
+    spec: str,
+    *,
+    output: str | None = None,
+    check: bool = True,
+    diff_against: str | None = None,
+    console: Console = STANDARD,
+) -> int:
+    """Render ``spec``; 0 written (or equal to ``diff_against``), 1 differs.
+
+    Raises ConfigRejected (1) when nginx -t refuses the config, BadInput (2) for bad input.
+    """
+    plan = load_plan(spec)
+    text = render_config(plan)
+    if check:
+        result = check_plan(plan)
+        if not result.ok:
+            raise ConfigRejected(spec, result.output)
+    if diff_against is not None:
+        return print_diff(spec, text, diff_against, console)
+    if output is not None:
+        write_output(output, text, inputs=[spec])
+    else:
+        console.say(text, end="")
+    return EXIT_OK
+
+
+def print_diff(spec: str, text: str, current_path: str, console: Console) -> int:
+    """A unified diff from the file at ``current_path`` to ``text``: 1 if they differ, else 0."""
+    current = read_text_file(current_path, DIFF_LIMIT)
+    diff = list(
+        difflib.unified_diff(
+            current.splitlines(keepends=True),
+            text.splitlines(keepends=True),
+            printable(current_path),
+            f"{printable(spec)} (rendered)",
+        )
+    )
+    console.out.writelines(diff)
+    console.out.flush()
+    return EXIT_DIFFERS if diff else EXIT_OK
