@@ -81,14 +81,30 @@ DIRECTIO_VOD = 4 << 20
 # count stays nginx's default 2: one buffer is sent while the other is read.
 OUTPUT_BUFFER_VOD = 1 << 20
 OUTPUT_BUFFER_COUNT = 2
-# origin and vod: descriptors of hot files kept open. The bench keeps open_file_cache on with
-# min_uses 2 (docs/benchmark.md, issue 10: off 1.03x the article's hot req/s, on 1.14x); the size
-# and the 60s timings are tpgen's choice (the seeds use 1,000-1,024 files, 10-30 s), not measured
-# against others. A missing file's error is kept like a hit.
-OPEN_FILE_CACHE_MAX = 65536
-OPEN_FILE_CACHE_INACTIVE = "60s"
+# origin and vod: every file opened is kept open (min_uses 1), as many as fit a memory budget.
+# open() is the one call of a request that still blocks the event loop on an HDD (no nginx
+# version offloads it): a kept descriptor pins the file's dentry and inode, so a repeat open never
+# waits behind the disk's queued reads for a directory or inode-table block, however hard the
+# page cache is churned (bench, issue 10, regimes run 3, ÷ the article's per-disk layout, min_uses
+# 1 vs 2 in the same runs, hot req/s / hot p99 / cold MB/s: fast-disk 2 workers 2.41 / 0.17 /
+# 0.97 vs 1.83 / 0.28 / 0.95; 12 workers 1.22 / 1.25 / 1.06 vs 1.10 / 1.82 / 1.02; cold inodes,
+# 512 MiB, 2 workers 2.53 / 0.93 / 0.91 vs 2.63 / 0.80 / 0.75; 12 workers 1.14 / 0.76 / 1.06 vs
+# 1.04 / 0.70 / 0.98; open_file_cache off: hot p99 1.73 vs 0.66 with it).
+# A kept descriptor costs each worker its own node and struct file (~512 bytes) and the node one
+# inode and dentry (~1.5 KiB, shared): all of it within OPEN_FILE_CACHE_RAM_PERCENT of memory.
+OPEN_FILE_CACHE_RAM_PERCENT = 2
+OPEN_FILE_WORKER_BYTES = 512
+OPEN_FILE_SHARED_BYTES = 1536
+# Room for at least the seeds' 1,000 (nginx's docs example) where memory allows, never so many
+# that worker_rlimit_nofile nears fs.nr_open.
+OPEN_FILE_CACHE_MIN = 1000
+OPEN_FILE_CACHE_CAP = NR_OPEN // 4
+# Unused for 10 minutes, a descriptor is closed (a deleted file's space is held at most that
+# long); a kept one is checked against the file once a minute, so a replaced file is served at
+# most a minute late.
+OPEN_FILE_CACHE_INACTIVE = "10m"
 OPEN_FILE_CACHE_VALID = "60s"
-OPEN_FILE_CACHE_MIN_USES = 2
+OPEN_FILE_CACHE_MIN_USES = 1
 OPEN_FILE_CACHE_ERRORS = "on"
 # Debian's nginx.conf (nginx's own default is 75s), written out so the config says it.
 KEEPALIVE_TIMEOUT = "65s"
