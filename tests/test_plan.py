@@ -167,6 +167,49 @@ def test_origin_uses_open_file_cache_and_the_uri_as_key() -> None:
     assert all(d.cache is None for d in plan.disks)
 
 
+def _open_files(disks: int = 3, **sections: object) -> tuple[int, str, int]:
+    plan = plan_of(spec("origin", disks, **sections))
+    assert plan.open_file_cache_max is not None and plan.open_file_cache_min_uses is not None
+    return (
+        plan.open_file_cache_max.value,
+        plan.open_file_cache_max.because,
+        plan.open_file_cache_min_uses.value,
+    )
+
+
+def test_open_file_cache_keeps_every_file_the_disks_hold_when_memory_allows() -> None:
+    # 3 × 4 TB of 1 GiB objects: 11,175 files; 2% of 32 GiB fits 122,016 a worker (8 workers).
+    kept, because, min_uses = _open_files(workload={"avg_object_size": "1GiB"})
+    assert (kept, min_uses) == (11_175, 1)
+    assert "about 11,175 files of 1.0 GiB" in because
+    assert "pins its dentry and inode" in because
+
+
+def test_open_file_cache_stays_within_its_share_of_memory() -> None:
+    # 3 × 4 TB of 1 MiB objects: millions of files; 2% of 1 GiB / (16 × 512 + 1536 bytes).
+    kept, because, _ = _open_files(node={"name": "n", "cores": 16, "memory": "1GiB"})
+    assert kept == (1 << 30) * 2 // 100 // (16 * 512 + 1536) == 2_207
+    assert "2,207 descriptors a worker fit 2% of memory" in because
+
+
+def test_open_file_cache_has_room_for_a_thousand_files_even_on_a_near_empty_node() -> None:
+    kept, because, _ = _open_files(1, workload={"type": "origin", "avg_object_size": "1TiB"})
+    assert "about 3 files of 1.0 TiB" in because
+    assert kept == 1000
+
+
+def test_open_file_cache_never_nears_the_kernels_file_limit() -> None:
+    kept, _, _ = _open_files(
+        node={"name": "n", "cores": 1, "memory": "1TiB"}, workload={"avg_object_size": "4KiB"}
+    )
+    assert kept == 1_048_576 // 4
+
+
+def test_cache_nodes_have_no_open_file_cache() -> None:
+    plan = plan_of(spec("cache"))
+    assert plan.open_file_cache_max is None and plan.open_file_cache_min_uses is None
+
+
 def test_cache_key_is_also_the_split_key() -> None:
     plan = plan_of(spec(workload={"cache_key": "$host$uri"}))
     assert plan.split_key.value == "$host$uri"
@@ -252,8 +295,8 @@ REFUSALS = {
     "nofile-connections": (
         spec_yaml(tuning=("worker_connections: 600000",)),
         "spec.yaml:11: tuning.worker_connections: needs worker_rlimit_nofile = 2 × 600,000 "
-        "connections + 65,600 (open_file_cache, logs, listeners) = 1,265,600, above the kernel's "
-        "fs.nr_open (1,048,576): lower worker_connections to at most 491,488",
+        "connections + 122,080 (open_file_cache, logs, listeners) = 1,322,080, above the kernel's "
+        "fs.nr_open (1,048,576): lower worker_connections to at most 463,248",
     ),
     "nofile-open-files": (
         spec_yaml(tuning=("open_file_cache_max: 1048000",)),
