@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -109,3 +110,35 @@ def check_config(text: str, *, rebase: bool = True, plan: Plan | None = None) ->
             raise ValueError("a rebased check needs the plan the text was rendered from")
         return check_plan(plan)
     return check_config_text(text)
+
+
+# The node layout: the one contract from the controller to the node (tpgen/plan/layout.py).
+from tpgen.plan.layout import DiskLayout, NodeLayout, node_layout  # noqa: E402
+
+__all__ += ["DiskLayout", "NodeLayout", "fill_node_facts", "node_layout"]
+
+
+def fill_node_facts(
+    data: Mapping[str, Any], *, name: Any = None, cores: Any = None, memory_mb: Any = None
+) -> dict[str, Any]:
+    """A copy of a spec mapping with node.name, node.cores and node.memory ("<n>MiB") taken
+    from the host's facts where the spec leaves them out; a fact that is None is not used.
+
+    Raises TypeError when ``node`` is not a mapping.
+    """
+    result = copy.deepcopy(dict(data))
+    node = result.get("node")
+    if node is None:
+        node = {}
+    if not isinstance(node, dict):
+        raise TypeError(f"node must be a mapping, got {type(node).__name__}")
+    facts = {
+        "name": None if name is None else str(name),
+        "cores": None if cores is None else int(cores),
+        "memory": None if memory_mb is None else f"{int(memory_mb)}MiB",
+    }
+    for key, value in facts.items():
+        if key not in node and value is not None:
+            node[key] = value
+    result["node"] = node
+    return result
