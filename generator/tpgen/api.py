@@ -6,6 +6,8 @@ for the bench's studies of them.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -29,6 +31,9 @@ from tpgen.plan.buckets import (
     split_parts,
     split_table,
 )
+
+# The node layout: the one contract from the controller to the node.
+from tpgen.plan.layout import DiskLayout, NodeLayout, node_layout
 from tpgen.plan.remap import Remap, compare
 from tpgen.render import render_config as _render
 from tpgen.spec.load import (
@@ -46,8 +51,10 @@ __all__ = [
     "SPLIT_STEPS",
     "BucketMap",
     "CheckResult",
+    "DiskLayout",
     "LineMap",
     "NginxUnavailable",
+    "NodeLayout",
     "NodeSpec",
     "Plan",
     "Remap",
@@ -64,12 +71,14 @@ __all__ = [
     "disk_for_hash",
     "disk_for_key",
     "disk_layout",
+    "fill_node_facts",
     "iter_maps",
     "load_plan",
     "load_spec_file",
     "make_plan",
     "moved_buckets",
     "murmur_hash2",
+    "node_layout",
     "plain_data",
     "read_spec_document",
     "render_config",
@@ -132,3 +141,29 @@ def disk_layout(plan: Plan) -> list[dict[str, Any]]:
         }
         for d in plan.disks
     ]
+
+
+def fill_node_facts(
+    data: Mapping[str, Any], *, name: Any = None, cores: Any = None, memory_mb: Any = None
+) -> dict[str, Any]:
+    """A copy of a spec mapping with node.name, node.cores and node.memory ("<n>MiB") taken
+    from the host's facts where the spec leaves them out; a fact that is None is not used.
+
+    Raises TypeError when ``node`` is not a mapping.
+    """
+    result = copy.deepcopy(dict(data))
+    node = result.get("node")
+    if node is None:
+        node = {}
+    if not isinstance(node, dict):
+        raise TypeError(f"node must be a mapping, got {type(node).__name__}")
+    facts = {
+        "name": None if name is None else str(name),
+        "cores": None if cores is None else int(cores),
+        "memory": None if memory_mb is None else f"{int(memory_mb)}MiB",
+    }
+    for key, value in facts.items():
+        if key not in node and value is not None:
+            node[key] = value
+    result["node"] = node
+    return result

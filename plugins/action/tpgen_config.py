@@ -13,7 +13,6 @@ from typing import Any
 from ansible import constants as C
 from ansible.module_utils.common.text.converters import to_bytes
 from ansible.plugins.action import ActionBase
-from ansible.utils.hashing import checksum_s
 
 # Arguments this plugin consumes; everything else goes to the copy action untouched.
 _OWN_ARGS = ("spec", "dest", "previous", "source", "render_only")
@@ -44,27 +43,16 @@ def _import_tpgen() -> Any:
     return api
 
 
-def _endpoint(node_spec: Any, name: str) -> dict[str, Any]:
-    """address and port of the spec's `listen` or `status` (after tpgen applied its defaults)."""
-    section = getattr(node_spec, name)
-    return {"address": str(section.address), "port": int(section.port)}
-
-
 def render(spec: dict[str, Any], source: str) -> dict[str, Any]:
     """Render a spec mapping with tpgen; raise tpgen's SpecError when the spec is invalid.
 
-    Returns the config text, the plan's disk layout and the listen/status endpoints.
+    Returns the config text and the node layout of its plan (a JSON-safe dict).
     """
     api = _import_tpgen()
-    data = api.plain_data(spec)
-    node_spec = api.spec_from_mapping(data, source=source)
+    node_spec = api.spec_from_mapping(api.plain_data(spec), source=source)
     plan = api.make_plan(node_spec, source)
-    return {
-        "text": api.render_config(plan, source),
-        "disks": api.disk_layout(plan),
-        "listen": _endpoint(node_spec, "listen"),
-        "status": _endpoint(node_spec, "status"),
-    }
+    text = api.render_config(plan, source)
+    return {"text": text, "layout": api.node_layout(plan, text).to_dict()}
 
 
 class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no type hints
@@ -97,12 +85,10 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no t
                 "tpgen_errors": problems,
             }
 
-        text = rendered["text"]
+        text, layout = rendered["text"], rendered["layout"]
         result.update(
-            tpgen_checksum=checksum_s(text),
-            tpgen_disks=rendered["disks"],
-            tpgen_listen=rendered["listen"],
-            tpgen_status=rendered["status"],
+            tpgen_checksum=layout["config_sha1"],
+            tpgen_layout=layout,
             tpgen_source=source,
         )
         if args["render_only"]:

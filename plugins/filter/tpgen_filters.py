@@ -1,9 +1,8 @@
 # Filters that expose the tpgen package (imported from the controller's Python) to plays.
-"""tpgen filters: complete a spec from facts, the plan's disk layout, the disk of a cache key."""
+"""tpgen filters: complete a spec from facts, the plan's node layout, the disk of a cache key."""
 
 from __future__ import annotations
 
-import copy
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -59,30 +58,19 @@ def tpgen_node_spec(
         spec = {}
     if not isinstance(spec, Mapping):
         raise AnsibleFilterError(f"tpgen_node_spec: expected a mapping, got {type(spec).__name__}")
-    result: dict[str, Any] = copy.deepcopy(plain(spec))
-    node = result.get("node")
-    if node is None:
-        node = {}
-    if not isinstance(node, dict):
-        raise AnsibleFilterError(
-            f"tpgen_node_spec: node must be a mapping, got {type(node).__name__}"
+    try:
+        return dict(
+            _api().fill_node_facts(plain(spec), name=name, cores=cores, memory_mb=memory_mb)
         )
-    facts = {
-        "name": None if name is None else str(name),
-        "cores": None if cores is None else int(cores),
-        "memory": None if memory_mb is None else f"{int(memory_mb)}MiB",
-    }
-    for key, value in facts.items():
-        if key not in node and value is not None:
-            node[key] = value
-    result["node"] = node
-    return result
+    except TypeError as exc:
+        raise AnsibleFilterError(f"tpgen_node_spec: {exc}") from None
 
 
-def tpgen_disk_layout(spec: Any, source: str = "tpgen_spec") -> list[dict[str, Any]]:
-    """The plan's disk layout: one dict per disk (name, device, mount, dir, state, media, ...)."""
+def tpgen_node_layout(spec: Any, source: str = "tpgen_spec") -> dict[str, Any]:
+    """The node layout of tpgen's plan of a (completed) spec: disks with their directory,
+    owner and mode, the nginx user, listen and status URLs, log paths."""
     plan = _plan(spec, source)
-    return list(_api().disk_layout(plan))
+    return dict(_api().node_layout(plan).to_dict())
 
 
 def tpgen_disk_for_key(spec: Any, key: Any, source: str = "tpgen_spec") -> Any:
@@ -100,6 +88,6 @@ class FilterModule:
     def filters(self) -> dict[str, Any]:
         return {
             "tpgen_node_spec": tpgen_node_spec,
-            "tpgen_disk_layout": tpgen_disk_layout,
+            "tpgen_node_layout": tpgen_node_layout,
             "tpgen_disk_for_key": tpgen_disk_for_key,
         }

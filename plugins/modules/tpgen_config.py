@@ -68,22 +68,56 @@ previous:
   returned: unless render_only
   type: str
 tpgen_checksum:
-  description: SHA-1 of the rendered configuration.
+  description: SHA-1 of the rendered configuration (the same as RV(tpgen_layout.config_sha1)).
   returned: success
   type: str
-tpgen_disks:
-  description: The plan's disk layout (name, device, mount, dir, state, filesystem, media).
+tpgen_source:
+  description: The label of the spec in tpgen's messages and the config header.
   returned: success
-  type: list
-  elements: dict
-tpgen_listen:
-  description: Address and port of the spec's C(listen) (tpgen's defaults applied).
-  returned: success
-  type: dict
-tpgen_status:
-  description: Address and port of the loopback stub_status server (tpgen's defaults applied).
+  type: str
+tpgen_layout:
+  description:
+    - The node layout of tpgen's plan (C(tpgen.api.node_layout)), what the node must look like for
+      the rendered config to work. Roles, the health check and doctor read it instead of deriving
+      anything from the spec.
   returned: success
   type: dict
+  contains:
+    node:
+      description: The node's name.
+      type: str
+    nginx_user:
+      description: The user nginx's workers run as (C(user) in the config).
+      type: str
+    nginx_group:
+      description: Their group; nginx takes the group named like the user when C(user) names none.
+      type: str
+    listen_urls:
+      description:
+        - "One URL per C(listen) of the config, as a request from the node itself reaches it
+          (0.0.0.0 through 127.0.0.1, :: through [::1]), ending in C(/)."
+      type: list
+      elements: str
+    status_url:
+      description: The stub_status URL on the node's loopback status server, or null without one.
+      type: str
+    error_log:
+      description: Path of nginx's error log.
+      type: str
+    access_log:
+      description: Path of nginx's access log, or null when it is off.
+      type: str
+    config_sha1:
+      description: SHA-1 of the rendered configuration.
+      type: str
+    disks:
+      description:
+        - One entry per disk of the spec, failed ones included, with C(name), C(device),
+          C(mount), C(dir) (the directory nginx uses), C(state), C(media), C(filesystem),
+          C(owner), C(group), C(mode) (of C(dir)), C(thread_pool) (name or null), C(buckets)
+          and C(min_free_bytes) (null but on cache nodes).
+      type: list
+      elements: dict
 tpgen_errors:
   description: One entry per problem tpgen found in the spec.
   returned: when the spec is rejected

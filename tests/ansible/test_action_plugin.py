@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
-from tpgen.api import make_plan, render_config, spec_from_mapping
+from ansible.utils.hashing import checksum_s
+from tpgen.api import make_plan, node_layout, render_config, spec_from_mapping
 
 from tests.ansible.conftest import ansible_tool, run_ansible
 
@@ -52,6 +53,7 @@ def apply(
     *,
     validate: str = "/bin/grep -q thread_pool %s",
     check: bool = False,
+    render_only: bool = False,
 ) -> tuple[dict[str, Any], str]:
     """Run tpgen_config once; return its registered result and the playbook output."""
     out = tmp_path / "result.json"
@@ -72,6 +74,7 @@ def apply(
                                 "dest": str(tmp_path / "etc" / "nginx.conf"),
                                 "previous": str(tmp_path / "etc" / "nginx.conf.tpgen-prev"),
                                 "validate": validate,
+                                "render_only": render_only,
                             },
                             "register": "result",
                             "ignore_errors": True,
@@ -122,9 +125,28 @@ def test_installs_the_rendered_config_and_reports_the_plan(tmp_path: Path, etc: 
     assert (etc / "nginx.conf").read_text() == expected_text(spec)
     assert result["previous"] is None, "there was no config to keep"
     assert not (etc / "nginx.conf.tpgen-prev").exists()
-    assert [disk["name"] for disk in result["tpgen_disks"]] == ["d1", "d2"]
-    assert result["tpgen_listen"] == {"address": "127.0.0.1", "port": 28598}
-    assert result["tpgen_status"] == {"address": "127.0.0.1", "port": 28597}
+    layout = result["tpgen_layout"]
+    text = expected_text(spec)
+    assert layout == node_layout(plan_for(spec_from_mapping(spec)), text).to_dict()
+    assert [disk["name"] for disk in layout["disks"]] == ["d1", "d2"]
+    assert layout["listen_urls"] == ["http://127.0.0.1:28598/"]
+    assert layout["status_url"] == "http://127.0.0.1:28597/nginx_status"
+    # One checksum: the layout's is what Ansible computes for the installed file.
+    assert result["tpgen_checksum"] == layout["config_sha1"] == checksum_s(text)
+    assert result["tpgen_source"] == "tpgen_spec of localhost"
+    assert not {"tpgen_disks", "tpgen_listen", "tpgen_status"} & set(result), sorted(result)
+
+
+def test_the_layout_follows_the_plan_not_the_spec_s_wildcard(tmp_path: Path) -> None:
+    spec = {**make_spec(tmp_path), "listen": {"address": "::", "port": 28598}}
+    spec["status"] = {"address": "::1", "port": 28597}
+    spec["tuning"] = {"user": "nginx"}
+    result, _ = apply(tmp_path, spec, validate="/bin/true %s", render_only=True)
+    layout = result["tpgen_layout"]
+    assert layout["listen_urls"] == ["http://[::1]:28598/"]
+    assert layout["status_url"] == "http://[::1]:28597/nginx_status"
+    assert {(d["owner"], d["group"]) for d in layout["disks"]} == {("nginx", "nginx")}
+    assert result["changed"] is False
 
 
 def test_a_second_run_changes_nothing(tmp_path: Path, etc: Path) -> None:

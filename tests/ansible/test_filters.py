@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tpgen.api import disk_for_key, disk_layout, make_plan, spec_from_mapping
+from tpgen.api import disk_for_key, make_plan, node_layout, spec_from_mapping
 
 SPEC: dict[str, Any] = {
     "node": {"name": "edge-test-01"},
@@ -73,15 +73,41 @@ def test_node_spec_rejects_a_non_mapping(filters: ModuleType) -> None:
         filters.tpgen_node_spec(["not", "a", "spec"])
 
 
-def test_disk_layout_is_the_plan_layout(filters: ModuleType) -> None:
-    expected = disk_layout(make_plan(spec_from_mapping(FULL)))
-    layout = filters.tpgen_disk_layout(FULL)
+def test_node_layout_is_the_plan_layout(filters: ModuleType) -> None:
+    expected = node_layout(make_plan(spec_from_mapping(FULL))).to_dict()
+    layout = filters.tpgen_node_layout(FULL)
     assert layout == expected
-    assert [disk["dir"] for disk in layout] == [
-        "/srv/cache/d1/cache",
-        "/srv/cache/d2/cache",
-        "/srv/cache/d3/cache",
+    assert layout["config_sha1"] is None, "the filter renders nothing"
+    assert layout["listen_urls"] == ["http://127.0.0.1:28502/"]
+    assert layout["status_url"] == "http://127.0.0.1:28503/nginx_status"
+    assert [(d["dir"], d["owner"], d["group"], d["mode"]) for d in layout["disks"]] == [
+        ("/srv/cache/d1/cache", "www-data", "www-data", "0700"),
+        ("/srv/cache/d2/cache", "www-data", "www-data", "0700"),
+        ("/srv/cache/d3/cache", "www-data", "www-data", "0700"),
     ]
+
+
+def test_node_layout_gives_the_directories_to_tuning_user(filters: ModuleType) -> None:
+    # storage_disks chowns the directories to the layout's owner: with `user nginx;` in the
+    # config they must be nginx's, or nginx cannot write its cache into the 0700 directories.
+    layout = filters.tpgen_node_layout({**FULL, "tuning": {"user": "nginx"}})
+    assert (layout["nginx_user"], layout["nginx_group"]) == ("nginx", "nginx")
+    assert {(d["owner"], d["group"], d["mode"]) for d in layout["disks"]} == {
+        ("nginx", "nginx", "0700")
+    }
+
+
+def test_node_layout_of_a_spec_completed_from_facts(filters: ModuleType) -> None:
+    bare = {key: value for key, value in SPEC.items() if key != "node"}
+    completed = filters.tpgen_node_spec(bare, name="n1.example.net", cores=2, memory_mb=4096)
+    layout = filters.tpgen_node_layout(completed, source="storage_disks_spec of n1")
+    assert layout["node"] == "n1.example.net"
+
+
+def test_node_spec_refuses_a_node_that_is_not_a_mapping(filters: ModuleType) -> None:
+    with pytest.raises(filters.AnsibleFilterError) as caught:
+        filters.tpgen_node_spec({**SPEC, "node": ["n1"]}, name="n1")
+    assert str(caught.value) == "tpgen_node_spec: node must be a mapping, got list"
 
 
 def test_disk_for_key_matches_the_library(filters: ModuleType) -> None:
@@ -108,7 +134,7 @@ def test_disk_for_key_matches_tpgen_locate(filters: ModuleType, tmp_path: Path) 
 def test_a_bad_spec_fails_with_tpgen_problems_and_no_traceback(filters: ModuleType) -> None:
     bad = {**FULL, "disks": [{**FULL["disks"][0], "size": "lots", "colour": "red"}]}
     with pytest.raises(filters.AnsibleFilterError) as caught:
-        filters.tpgen_disk_layout(bad, source="host_vars/x.yml")
+        filters.tpgen_node_layout(bad, source="host_vars/x.yml")
     message = str(caught.value)
     assert message.startswith("tpgen rejected the spec:\n")
     problems = message.splitlines()[1:]
@@ -117,7 +143,7 @@ def test_a_bad_spec_fails_with_tpgen_problems_and_no_traceback(filters: ModuleTy
     assert "Traceback" not in message
 
 
-@pytest.mark.parametrize("filter_name", ["tpgen_node_spec", "tpgen_disk_layout"])
+@pytest.mark.parametrize("filter_name", ["tpgen_node_spec", "tpgen_node_layout"])
 def test_a_spec_that_contains_itself_is_a_clean_filter_error(
     filters: ModuleType, filter_name: str
 ) -> None:

@@ -73,8 +73,15 @@ def test_each_host_spec_passes_tpgen_validate(
 
 
 @pytest.mark.parametrize("host", HOSTS)
-def test_each_host_has_a_health_url_on_its_listen_port(host: str, hostvars: dict[str, Any]) -> None:
+def test_each_host_has_health_paths_the_layout_reaches_on_the_node(
+    host: str, hostvars: dict[str, Any], filters: ModuleType
+) -> None:
+    paths = hostvars[host]["nginx_tpconfig_health_paths"]
+    assert paths, f"{host} needs at least one content path for the health check"
+    assert all(path.startswith("/") and "://" not in path for path in paths), paths
+    spec = filters.tpgen_node_spec(
+        hostvars[host]["tpgen_spec"], name=host, cores=FACTS["cores"], memory_mb=FACTS["memory_mb"]
+    )
     listen = hostvars[host]["tpgen_spec"]["listen"]
-    urls = hostvars[host]["nginx_tpconfig_health_urls"]
-    assert urls, f"{host} needs at least one content URL for the health check"
-    assert all(url.startswith(f"http://127.0.0.1:{listen['port']}/") for url in urls)
+    assert listen["address"] == "0.0.0.0", "the example nodes listen on every address"
+    assert filters.tpgen_node_layout(spec)["listen_urls"] == [f"http://127.0.0.1:{listen['port']}/"]

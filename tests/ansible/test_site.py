@@ -36,3 +36,5 @@ def test_site_yml_checks_the_spec_first_then_runs_the_roles_in_order() -> None:
         "storage_disks",
         "nginx_tpconfig",
     ]
+    # storage_disks makes the directories of the layout the rendered config was made with.
+    assert play["roles"][1]["vars"] == {"storage_disks_layout": "{{ nginx_tpconfig_layout }}"}

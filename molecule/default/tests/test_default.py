@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tpgen.api import disk_for_key, make_plan, render_config, spec_from_mapping
+from tpgen.api import disk_for_key, make_plan, node_layout, render_config, spec_from_mapping
 
 REPO = Path(__file__).resolve().parents[3]
 INVENTORY = REPO / "inventories" / "molecule"
@@ -38,6 +38,11 @@ testinfra_hosts = ["ansible://tpgen-default"]
 @pytest.fixture(scope="module")
 def plan(spec: dict[str, Any]) -> Any:
     return make_plan(spec_from_mapping(spec, SOURCE), SOURCE)
+
+
+@pytest.fixture(scope="module")
+def layout(plan: Any) -> Any:
+    return node_layout(plan)
 
 
 def cache_key(path: str) -> str:
@@ -75,7 +80,9 @@ def test_nginx_runs_on_the_spec_ports(host: Any) -> None:
 
 
 @pytest.mark.parametrize("disk", DISKS, ids=[disk["name"] for disk in DISKS])
-def test_each_disk_is_mounted_by_uuid_with_its_options(host: Any, disk: dict[str, Any]) -> None:
+def test_each_disk_is_mounted_by_uuid_with_its_options(
+    host: Any, disk: dict[str, Any], layout: Any
+) -> None:
     mount = host.mount_point(disk["mount"])
     assert mount.exists
     assert mount.filesystem == disk.get("filesystem", "xfs")
@@ -89,9 +96,12 @@ def test_each_disk_is_mounted_by_uuid_with_its_options(host: Any, disk: dict[str
     assert source == f"UUID={uuid}"
     assert fstype == disk.get("filesystem", "xfs")
     assert {"noatime", "nofail"} <= set(options.split(","))
-    cache_dir = host.file(f"{disk['mount']}/cache")
+    planned = next(d for d in layout.disks if d.name == disk["name"])
+    assert (planned.dir, planned.owner) == (f"{disk['mount']}/cache", "www-data")
+    cache_dir = host.file(planned.dir)
     assert cache_dir.is_directory
-    assert cache_dir.user == "www-data"
+    assert (cache_dir.user, cache_dir.group) == (planned.owner, planned.group)
+    assert cache_dir.mode == int(planned.mode, 8)
 
 
 def test_the_installed_config_is_what_tpgen_renders_for_this_host(host: Any, plan: Any) -> None:
@@ -114,11 +124,12 @@ def test_the_live_config_has_one_thread_pool_and_one_cache_per_disk(host: Any) -
     assert re.search(r"^\s*proxy_cache_key \$scheme\$host\$request_uri;", dump.stdout, re.MULTILINE)
 
 
-def test_stub_status_answers_on_loopback(host: Any) -> None:
+def test_stub_status_answers_on_loopback(host: Any, layout: Any) -> None:
+    assert layout.status_url == f"http://{STATUS['address']}:{STATUS['port']}/nginx_status"
     status = host.check_output(
         "python3 -c %s %s",
         "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
-        f"http://{STATUS['address']}:{STATUS['port']}/nginx_status",
+        layout.status_url,
     )
     assert status.startswith("Active connections:")
 

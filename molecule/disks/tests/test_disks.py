@@ -10,9 +10,15 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
+from tpgen.api import make_plan, node_layout, spec_from_mapping
 
 SCENARIO = Path(__file__).resolve().parent.parent
-NGINX_USER = "www-data"
+SPEC = yaml.safe_load((SCENARIO / "molecule.yml").read_text())["provisioner"]["inventory"][
+    "host_vars"
+]["tpgen-disks"]["tpgen_spec"]
+# What storage_disks must make of the spec: its owner is tuning.user, not Debian's www-data.
+LAYOUT = {disk.mount: disk for disk in node_layout(make_plan(spec_from_mapping(SPEC))).disks}
 MOUNT_OPTS = "noatime,nofail,x-systemd.device-timeout=10s"
 
 LIVE_DISKS = [
@@ -92,12 +98,21 @@ def test_disk_is_mounted_by_uuid(host, name, device, mount, fstype):
 
 
 @pytest.mark.parametrize(("name", "device", "mount", "fstype"), LIVE_DISKS)
-def test_cache_directory_belongs_to_nginx(host, name, device, mount, fstype):
-    d = host.file(f"{mount}/cache")
+def test_cache_directory_belongs_to_the_user_the_config_runs_nginx_as(
+    host, name, device, mount, fstype
+):
+    disk = LAYOUT[mount]
+    assert (disk.dir, disk.owner, disk.group, disk.mode) == (
+        f"{mount}/cache",
+        "nginx",
+        "nginx",
+        "0700",
+    )
+    d = host.file(disk.dir)
     assert d.is_directory
-    assert d.user == NGINX_USER
-    assert d.group == NGINX_USER
-    assert d.mode == 0o700
+    assert d.user == disk.owner
+    assert d.group == disk.group
+    assert d.mode == int(disk.mode, 8)
     # The directory is on the disk, not on the container's root filesystem.
     assert host.check_output(f"findmnt -n -o TARGET --target {mount}/cache").strip() == mount
 
@@ -127,6 +142,19 @@ def test_refuses_to_format_a_device_that_holds_something_else(host, device, foun
     assert f"Refusing to format disk check ({device}): {found}" in result.stdout
     assert "storage_disks_allow_format=true" in result.stdout
     assert (blkid(host, device, "UUID"), first_mib_sha256(host, device)) == before
+    assert not host.mount_point("/srv/check").exists
+
+
+def test_refuses_to_touch_a_disk_when_nginx_s_user_does_not_exist(host):
+    before = (blkid(host, "/dev/sde", "UUID"), first_mib_sha256(host, "/dev/sde"))
+    result = run_playbook(
+        "check-format.yml",
+        {"check_device": "/dev/sde", "check_user": "tpgen-nobody"},
+    )
+    assert result.returncode != 0, result.stdout
+    assert "has no user tpgen-nobody and no group tpgen-nobody." in result.stdout
+    assert "Nothing was changed on the disks." in result.stdout
+    assert (blkid(host, "/dev/sde", "UUID"), first_mib_sha256(host, "/dev/sde")) == before
     assert not host.mount_point("/srv/check").exists
 
 

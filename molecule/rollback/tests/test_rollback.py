@@ -149,14 +149,8 @@ def test_a_reload_nginx_refuses_restores_the_previous_config(
         wait = "timeout 10 sh -c 'until ss -ltn | grep -q :%s; do sleep 0.2; done'"
         assert host.run(wait, str(SQUATTED_PORT)).rc == 0, "the squatter did not start"
         spec = broken(listen__port=SQUATTED_PORT)
-        output = run_site(
-            {
-                "tpgen_spec": spec,
-                "nginx_tpconfig_health_urls": [
-                    f"http://127.0.0.1:{SQUATTED_PORT}/health/probe.bin"
-                ],
-            }
-        )
+        # The health check follows the spec's listen port through the layout.
+        output = run_site({"tpgen_spec": spec})
     finally:
         host.run("systemctl stop tpgen-squatter")
     assert "the reload was refused" in output

@@ -1,0 +1,112 @@
+"""The node layout: what the node must look like for the plan's config to work, as one contract.
+
+The Ansible plugins and roles, the health check and doctor read this and derive nothing: which
+directory each disk gives nginx, who owns it, where nginx listens and logs. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from tpgen.plan import DiskPlan, Plan
+
+# The location the config's status server answers with stub_status (render's template).
+STATUS_PATH = "/nginx_status"
+# nginx needs rwx on its cache and data directories; nobody else needs anything.
+DIR_MODE = "0700"
+
+
+@dataclass(frozen=True)
+class DiskLayout:
+    name: str
+    device: str
+    mount: str
+    dir: str  # <mount>/cache (cache workload) or <mount>/data: the directory nginx uses
+    state: str  # active | draining | failed
+    media: str  # hdd | ssd | nvme
+    filesystem: str  # xfs | ext4
+    owner: str  # the user nginx's workers run as
+    group: str
+    mode: str
+    thread_pool: str | None
+    buckets: int  # buckets of the split that land on this disk
+    min_free_bytes: int | None
+
+
+@dataclass(frozen=True)
+class NodeLayout:
+    node: str
+    nginx_user: str
+    nginx_group: str
+    listen_urls: tuple[str, ...]  # what a health check on the node requests, one per listen
+    status_url: str | None  # stub_status, None without a status server
+    error_log: str
+    access_log: str | None
+    disks: tuple[DiskLayout, ...]
+    config_sha1: str | None = None  # of the rendered config text, when known
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: the field names as keys, lists for the tuples."""
+        data = asdict(self)
+        data["listen_urls"] = list(self.listen_urls)
+        data["disks"] = [asdict(disk) for disk in self.disks]
+        return data
+
+
+def node_layout(plan: Plan, config_text: str | None = None) -> NodeLayout:
+    """The layout of the plan's node; ``config_text`` (the rendered config) gives its sha1."""
+    user = plan.user.value
+    # nginx docs, core module, `user user [group];`: "If group is omitted, a group whose name
+    # equals that of user is used" -- and the config says `user <name>;` without a group.
+    group = user
+    return NodeLayout(
+        node=plan.node_name,
+        nginx_user=user,
+        nginx_group=group,
+        listen_urls=(local_url(plan.listen, "/"),),
+        status_url=local_url(plan.status_listen, STATUS_PATH),
+        error_log=plan.error_log,
+        access_log=plan.access_log,
+        disks=tuple(_disk_layout(disk, user, group) for disk in plan.disks),
+        config_sha1=None if config_text is None else _sha1(config_text),
+    )
+
+
+def local_url(listen: str, path: str) -> str:
+    """The URL that reaches a ``listen`` address of the plan from the node itself.
+
+    A wildcard address is reached on loopback: 0.0.0.0 through 127.0.0.1, :: through ::1.
+    """
+    host, _, port = listen.rpartition(":")
+    address = ipaddress.ip_address(host.strip("[]"))
+    if address.is_unspecified:
+        address = ipaddress.ip_address("::1" if address.version == 6 else "127.0.0.1")
+    shown = f"[{address}]" if address.version == 6 else str(address)
+    return f"http://{shown}:{port}{path}"
+
+
+def _disk_layout(disk: DiskPlan, owner: str, group: str) -> DiskLayout:
+    return DiskLayout(
+        name=disk.name,
+        device=disk.device,
+        mount=disk.mount,
+        dir=disk.dir,
+        state=disk.state,
+        media=disk.media,
+        filesystem=disk.filesystem,
+        owner=owner,
+        group=group,
+        mode=DIR_MODE,
+        thread_pool=disk.thread_pool.name if disk.thread_pool else None,
+        buckets=disk.bucket_count,
+        min_free_bytes=disk.cache.min_free.value if disk.cache else None,
+    )
+
+
+def _sha1(text: str) -> str:
+    # The bytes Ansible writes and checksums (to_bytes: UTF-8, surrogates as their bytes).
+    data = text.encode("utf-8", "surrogateescape")
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
