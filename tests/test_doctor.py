@@ -229,7 +229,7 @@ def test_min_free_goes_through_the_one_size_parser(value: object, size: int) -> 
     [
         ({"min_free_bytes": -1}, "disk 'd1': min_free_bytes: a size cannot be negative"),
         ({"min_free_bytes": True}, "disk 'd1': min_free_bytes: a size, like 4TB"),
-        ({"state": "dead"}, "disk 'd1': state 'dead' is not one of active, draining, failed"),
+        ({"state": None}, "disk 'd1': state is missing"),
         ({"dir": None}, "disk 'd1': dir is missing"),
         ({"owner": 33}, "disk 'd1': owner must be text, not int"),
     ],

@@ -21,6 +21,7 @@ Rules, in order, for each top-level block device (the first that matches decides
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -265,7 +266,11 @@ def format_memory(size: int) -> str:
 
 
 def human_size(size: int) -> str:
-    """Short decimal size for messages: ``4.0 TB``, ``8.6 GB``, ``200 MB``."""
+    """Short decimal size for messages: ``4.0 TB``, ``8.6 GB``, ``200 MB``.
+
+    Decimal on purpose, unlike tpgen.spec.units.human_size (binary, for figures tpgen derives):
+    here it describes a device, and vendors and lsblk users know disks by decimal sizes.
+    """
     for unit, factor in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
         if size >= factor:
             value = size / factor
@@ -335,82 +340,104 @@ def discover(
     mount_root: str = DEFAULT_MOUNT_ROOT,
 ) -> Discovery:
     """Decide which devices a draft spec uses; every device gets a reason."""
-    used: list[tuple[BlockDevice, str, str | None]] = []  # (device node, reason, existing mount)
+    used: list[_Candidate] = []
     skipped: list[Skipped] = []
     for dev in devices:
-        reason = _skip_reason(dev, include_loop=include_loop)
-        if reason is None:
-            reason, existing = _mount_decision(dev, mount_root)
-            if reason is None and existing is not None:
-                mountpoint, node = existing
-                fs = node.fstype or "unknown filesystem"
-                used.append((node, f"{fs} already mounted at {mountpoint}; mount kept", mountpoint))
-                continue
-        if reason is None and dev.children:
-            names = ", ".join(child.name for child in dev.children)
-            reason = (
-                f"has partitions or volumes ({names}); tpgen uses whole disks: "
-                "wipe it first (wipefs -a) if it is meant for the cache"
-            )
-        if reason is None and dev.fstype in MEMBER_FSTYPES:
-            reason = f"{MEMBER_FSTYPES[dev.fstype]}; tpgen uses whole disks"
-        if reason is None and dev.size < min_size:
-            reason = f"too small: {human_size(dev.size)} < {human_size(min_size)} (--min-size)"
-        if reason is None and dev.fstype is not None and dev.fstype not in CACHE_FILESYSTEMS:
-            reason = (
-                f"holds a {dev.fstype} filesystem; wipe it first (wipefs -a) "
-                "if it is meant for the cache"
-            )
-        if reason is not None:
-            skipped.append(Skipped(dev.path, reason))
-            continue
-        fs_note = f"holds {dev.fstype} (kept, not formatted)" if dev.fstype else "empty"
-        used.append((dev, fs_note, None))
-
-    taken: set[str] = set()
-    for _, _, kept_mount in used:
-        if kept_mount is not None:
-            base = os.path.basename(kept_mount)
-            if _DISK_NAME.fullmatch(base):
-                taken.add(base)
-    counter = 0
-
-    def next_name() -> str:
-        nonlocal counter
-        while True:
-            counter += 1
-            candidate = f"d{counter}"
-            if candidate not in taken:
-                taken.add(candidate)
-                return candidate
-
-    choices: list[DiskChoice] = []
-    root = mount_root.rstrip("/") or "/"
-    for node, note, kept_mount in used:
-        if kept_mount is not None:
-            base = os.path.basename(kept_mount)
-            name = base if _DISK_NAME.fullmatch(base) else next_name()
-            mount = kept_mount
+        decision = _decide(dev, min_size=min_size, include_loop=include_loop, mount_root=mount_root)
+        if isinstance(decision, Skipped):
+            skipped.append(decision)
         else:
-            name = next_name()
-            mount = f"{root}/{name}"
-        media = classify_media(node)
-        media_why = {"hdd": "rotational", "nvme": "NVMe", "ssd": "non-rotational"}[media]
-        filesystem = node.fstype if node.fstype in CACHE_FILESYSTEMS and node.fstype else "xfs"
-        reason = f"{media} ({media_why}), {human_size(node.size)}, {note}"
-        choices.append(DiskChoice(node.path, name, mount, node.size, media, filesystem, reason))
-
-    notes: list[str] = []
-    if not choices:
-        notes.append("no usable disk found: add disks by hand (see docs/spec.md)")
+            used.append(decision)
+    choices = _choices(used, mount_root)
+    notes = () if choices else ("no usable disk found: add disks by hand (see docs/spec.md)",)
     return Discovery(
         node_name=sanitize_node_name(hostname),
         cores=max(1, cores),
         memory=memory,
         disks=tuple(choices),
         skipped=tuple(skipped),
-        notes=tuple(notes),
+        notes=notes,
     )
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A device the draft uses: the node of its tree that holds the cache, why, a kept mount."""
+
+    node: BlockDevice
+    note: str
+    kept_mount: str | None = None
+
+
+def _decide(
+    dev: BlockDevice, *, min_size: int, include_loop: bool, mount_root: str
+) -> _Candidate | Skipped:
+    """The rules of the module docstring, in order: the first that matches decides."""
+    reason = _skip_reason(dev, include_loop=include_loop)
+    if reason is None:
+        reason, existing = _mount_decision(dev, mount_root)
+        if reason is None and existing is not None:
+            mountpoint, node = existing
+            fs = node.fstype or "unknown filesystem"
+            return _Candidate(node, f"{fs} already mounted at {mountpoint}; mount kept", mountpoint)
+    reason = reason or _content_reason(dev, min_size)
+    if reason is not None:
+        return Skipped(dev.path, reason)
+    return _Candidate(dev, f"holds {dev.fstype} (kept, not formatted)" if dev.fstype else "empty")
+
+
+def _content_reason(dev: BlockDevice, min_size: int) -> str | None:
+    """Why an unmounted whole disk is not proposed: what it holds, or its size."""
+    if dev.children:
+        names = ", ".join(child.name for child in dev.children)
+        return (
+            f"has partitions or volumes ({names}); tpgen uses whole disks: "
+            "wipe it first (wipefs -a) if it is meant for the cache"
+        )
+    if dev.fstype in MEMBER_FSTYPES:
+        return f"{MEMBER_FSTYPES[dev.fstype]}; tpgen uses whole disks"
+    if dev.size < min_size:
+        return f"too small: {human_size(dev.size)} < {human_size(min_size)} (--min-size)"
+    if dev.fstype is not None and dev.fstype not in CACHE_FILESYSTEMS:
+        return (
+            f"holds a {dev.fstype} filesystem; wipe it first (wipefs -a) "
+            "if it is meant for the cache"
+        )
+    return None
+
+
+def _disk_names(used: Sequence[_Candidate]) -> list[str]:
+    """A kept mount keeps its directory's name when it is a valid disk name; the others get
+    d1, d2, ... skipping the names already taken."""
+    kept = [
+        base
+        if c.kept_mount is not None and _DISK_NAME.fullmatch(base := os.path.basename(c.kept_mount))
+        else None
+        for c in used
+    ]
+    taken = {name for name in kept if name is not None}
+    numbers = itertools.count(1)
+    names = []
+    for name in kept:
+        if name is None:
+            name = next(f"d{n}" for n in numbers if f"d{n}" not in taken)
+            taken.add(name)
+        names.append(name)
+    return names
+
+
+def _choices(used: Sequence[_Candidate], mount_root: str) -> list[DiskChoice]:
+    root = mount_root.rstrip("/") or "/"
+    choices = []
+    for candidate, name in zip(used, _disk_names(used), strict=True):
+        node = candidate.node
+        mount = candidate.kept_mount or f"{root}/{name}"
+        media = classify_media(node)
+        media_why = {"hdd": "rotational", "nvme": "NVMe", "ssd": "non-rotational"}[media]
+        filesystem = node.fstype if node.fstype in CACHE_FILESYSTEMS and node.fstype else "xfs"
+        reason = f"{media} ({media_why}), {human_size(node.size)}, {candidate.note}"
+        choices.append(DiskChoice(node.path, name, mount, node.size, media, filesystem, reason))
+    return choices
 
 
 # ----------------------------------------------------------------------------- output
