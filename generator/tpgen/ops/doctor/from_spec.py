@@ -56,19 +56,18 @@ def inputs_from_spec(
 def _plan(spec_path: str) -> Plan:
     """The plan of the spec file, completed from this host's facts."""
     from tpgen import api
-    from tpgen.spec.facts import with_node_facts
 
     document = api.read_spec_document(spec_path)
     if not isinstance(document.data, dict):
         raise DoctorError(f"{spec_path}: the spec must be a mapping")
-    try:
-        data = with_node_facts(
+    try:  # os.cpu_count(), not the affinity: the facts the role uses count every CPU too
+        data = api.fill_node_facts(
             document.data,
             name=socket.gethostname().split(".")[0],
             cores=os.cpu_count(),
             memory_mb=_local_memory_mb(),
         )
-    except ValueError as err:
+    except TypeError as err:
         raise DoctorError(f"{spec_path}: {err}") from None
     spec = api.spec_from_mapping(data, source=spec_path, lines=document.lines)
     return api.plan_for(spec, spec_path, lines=document.lines)
