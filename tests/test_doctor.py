@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import io
 import json
@@ -545,10 +546,37 @@ def test_node_report_checks_the_layouts_sha1_and_endpoints() -> None:
     assert next(f for f in drifted if f["check"] == "config.drift")["level"] == "warn"
 
 
+REPO = Path(__file__).resolve().parents[1]
+DOCTOR = REPO / "generator" / "tpgen" / "ops" / "doctor"
+MIRROR = REPO / "plugins" / "module_utils" / "tpgen"
+
+
+def test_module_utils_mirror_links_every_node_side_module_to_the_one_copy() -> None:
+    node_side = {p.name for p in DOCTOR.glob("*.py")} - {"__init__.py", "from_spec.py"}
+    mirrored = {p.name for p in (MIRROR / "ops" / "doctor").glob("*.py") if p.is_symlink()}
+    assert mirrored == node_side
+    for name in node_side:
+        assert (MIRROR / "ops" / "doctor" / name).resolve() == DOCTOR / name
+    units = REPO / "generator" / "tpgen" / "spec" / "units.py"
+    assert (MIRROR / "spec" / "units.py").resolve() == units
+
+
+def test_node_side_modules_import_the_standard_library_and_each_other_only() -> None:
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    for path in [*(MIRROR / "ops" / "doctor").glob("*.py"), MIRROR / "spec" / "units.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            assert {n.split(".")[0] for n in names} <= stdlib, (path.name, names)
+
+
 def test_ansible_module_runs_on_a_python_without_tpgen(tmp_path: Path) -> None:
     """doctor.yml runs the module tpgen_doctor: AnsiballZ ships the doctor package to a node
     that has python3 only; -I -S keeps tpgen, pydantic and every site package out of reach."""
-    repo = Path(__file__).resolve().parents[1]
     interpreter = tmp_path / "python3"
     interpreter.write_text(f'#!/bin/sh\nexec {sys.executable} -I -S "$@"\n')
     interpreter.chmod(0o755)
@@ -579,10 +607,10 @@ def test_ansible_module_runs_on_a_python_without_tpgen(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
-        cwd=repo,
+        cwd=REPO,
         env={
             **os.environ,
-            "ANSIBLE_CONFIG": str(repo / "ansible.cfg"),
+            "ANSIBLE_CONFIG": str(REPO / "ansible.cfg"),
             "ANSIBLE_STDOUT_CALLBACK": "json",
             "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1",
         },

@@ -1,9 +1,9 @@
 #!/usr/bin/python
 # Runs on the node. The checks are tpgen's doctor package itself (generator/tpgen/ops/doctor),
 # reached through plugins/module_utils/tpgen, a mirror whose symlinks point at the one copy:
-# AnsiballZ ships the package and tpgen.spec.units with this module, and they import nothing
-# but the standard library, so the node needs python3 only (docs/operations.md says why this
-# and not a copied script or a second copy of the code).
+# AnsiballZ ships the doctor modules and tpgen.spec.units with this module, and they import
+# nothing but the standard library and each other, so the node needs python3 only
+# (docs/operations.md says why this and not a copied script or a second copy of the code).
 """Ansible module tpgen_doctor: check a storage node against the plan's node layout."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.tpgen.ops.doctor import DoctorError, node_report
+from ansible.module_utils.tpgen.ops.doctor.findings import DoctorError
+from ansible.module_utils.tpgen.ops.doctor.run import node_report
 
 DOCUMENTATION = r"""
 ---

@@ -15,9 +15,10 @@ One module per concern; every check is a pure function from text or numbers to
 - ``run``          print the report, or return it (the Ansible module); ``from_spec`` the
   ``tpgen doctor SPEC`` entry, which alone uses tpgen.api
 
-Everything here imports only the standard library, ``tpgen.spec.units`` (relatively) and this
-package, so that the module ``tpgen_doctor`` ships this very code to a node that has python3
-and nothing else (plugins/module_utils/tpgen mirrors it; docs/operations.md says why).
+Every module but ``from_spec`` imports only the standard library, ``tpgen.spec.units``
+(relatively) and its siblings, so that the Ansible module ``tpgen_doctor`` ships this very code
+to a node that has python3 and nothing else (plugins/module_utils/tpgen mirrors those modules by
+symlink; docs/operations.md says why).
 Exit code (and ``status`` in the JSON): 0 every check ok, 1 a warning, 2 a failure.
 """
 
