@@ -749,6 +749,30 @@ def test_node_facts_fill_only_what_the_spec_leaves_out() -> None:
     assert spec == {"node": {"name": "edge-1"}, "disks": []}  # the input is not changed
 
 
+def test_inputs_from_a_spec_are_the_plans_node_layout(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "node: {name: edge-1, cores: 2, memory: 16GiB}\n"
+        "workload: {type: cache, upstreams: ['127.0.0.1:8080']}\n"
+        "status: {address: '::1', port: 9000}\n"
+        "disks:\n"
+        "  - {name: d1, device: /dev/sdb, mount: /srv/cache/d1, size: 4TB, media: hdd}\n"
+        "  - {name: d2, device: /dev/sdc, mount: /srv/cache/d2, size: 4TB, media: hdd,"
+        " state: draining}\n"
+    )
+    got = dr.inputs_from_spec(str(spec), error_log="/tmp/other.log")
+    layout = got.layout
+    assert got.expected_config is not None and "thread_pool pool_d1" in got.expected_config
+    assert layout["config_sha1"] == hashlib.sha1(got.expected_config.encode()).hexdigest()
+    assert layout["status_url"] == "http://[::1]:9000/nginx_status"
+    assert layout["error_log"] == "/tmp/other.log"  # the operator's, not the plan's
+    assert [(d["name"], d["dir"], d["state"], d["owner"]) for d in layout["disks"]] == [
+        ("d1", "/srv/cache/d1/cache", "active", "www-data"),
+        ("d2", "/srv/cache/d2/cache", "draining", "www-data"),
+    ]
+    assert all(d["min_free_bytes"] for d in layout["disks"])
+
+
 def test_doctor_main_reports_a_node_that_is_not_a_mapping(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text("node: edge-1\nworkload: {type: cache}\ndisks: []\n")
