@@ -637,13 +637,12 @@ def open_tmp() -> Iterator[Path]:
     shutil.rmtree(root, ignore_errors=True)
 
 
-def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path, nginx_binary: str) -> None:
-    require_root("nginx's rendered config switches to www-data")
-    from tpgen import api
-    from tpgen.plan import rebased
-
-    listen, status, origin = free_ports(3, start=26000 + os.getpid() % 500, stop=27000)
-    spec = {
+def _it_spec(listen: int, status: int, origin: int) -> dict[str, object]:
+    disks = [
+        {"name": n, "device": f"/dev/tpgen-it-{n[1]}", "mount": f"/srv/cache/{n}", "size": "1GiB"}
+        for n in ("d1", "d2")
+    ]
+    return {
         "node": {"name": "doctor-it", "cores": 1, "memory": "1GiB"},
         "workload": {
             "type": "cache",
@@ -652,89 +651,91 @@ def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path, nginx_bin
         },
         "listen": {"address": "127.0.0.1", "port": listen},
         "status": {"address": "127.0.0.1", "port": status},
-        "disks": [
-            {
-                "name": "d1",
-                "device": "/dev/tpgen-it-1",
-                "mount": "/srv/cache/d1",
-                "size": "1GiB",
-                "media": "hdd",
-            },
-            {
-                "name": "d2",
-                "device": "/dev/tpgen-it-2",
-                "mount": "/srv/cache/d2",
-                "size": "1GiB",
-                "media": "hdd",
-            },
-        ],
+        "disks": [{**disk, "media": "hdd"} for disk in disks],
     }
-    root = open_tmp
-    plan = rebased(api.plan_for(api.spec_from_mapping(spec, "it.yaml"), "it.yaml"), str(root))
+
+
+@dataclass
+class LiveNginx:
+    inputs: dr.DoctorInputs
+    conf: Path
+    text: str
+    error_log: str
+
+
+@pytest.fixture
+def live_nginx(open_tmp: Path, nginx_binary: str) -> Iterator[LiveNginx]:
+    """nginx running the config tpgen renders, rebased into a temp directory; doctor's inputs."""
+    require_root("nginx's rendered config switches to www-data")
+    from tpgen import api
+    from tpgen.plan import rebased
+
+    listen, status, origin = free_ports(3, start=26000 + os.getpid() % 500, stop=27000)
+    spec = api.spec_from_mapping(_it_spec(listen, status, origin), "it.yaml")
+    plan = rebased(api.plan_for(spec, "it.yaml"), str(open_tmp))
     text = api.render_config(plan)
     for entry in api.disk_layout(plan):
         Path(entry["dir"]).mkdir(parents=True)
         shutil.chown(entry["dir"], "www-data")
     for path in (plan.pid_path, plan.error_log, plan.access_log):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    conf = root / "nginx.conf"
+    conf = open_tmp / "nginx.conf"
     conf.write_text(text)
-    started = subprocess.run(
-        [nginx_binary, "-p", str(root), "-c", str(conf)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    command = [nginx_binary, "-p", str(open_tmp), "-c", str(conf)]
+    started = subprocess.run(command, capture_output=True, text=True, check=False)
     assert started.returncode == 0, started.stderr
+    status_url = f"http://127.0.0.1:{status}/nginx_status"
+    layout = layout_dict(
+        *({**disk_entry("d1"), **entry} for entry in api.disk_layout(plan)),
+        status_url=status_url,
+        error_log=plan.error_log,
+    )
+    inputs = dr.DoctorInputs(
+        layout=dr.read_layout(layout),
+        config_path=str(conf),
+        expected_config=text,
+        nginx_binary=nginx_binary,
+    )
+    for _ in range(50):  # the master forks its workers right after it returns
+        try:
+            urllib.request.urlopen(status_url, timeout=1).read()
+            break
+        except OSError:
+            time.sleep(0.1)
     try:
-        status_url = f"http://127.0.0.1:{status}/nginx_status"
-        layout = layout_dict(
-            *({**disk_entry("d1"), **entry} for entry in api.disk_layout(plan)),
-            status_url=status_url,
-            error_log=plan.error_log,
-        )
-        inputs = dr.DoctorInputs(
-            layout=dr.read_layout(layout),
-            config_path=str(conf),
-            expected_config=text,
-            nginx_binary=nginx_binary,
-        )
-        for _ in range(50):  # the master forks its workers right after it returns
-            try:
-                urllib.request.urlopen(status_url, timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.1)
-        findings = {(f.check, f.subject): f for f in dr.diagnose(inputs, dr.HostSystem())}
-        assert findings[("nginx.threads", None)].level is Level.OK
-        assert findings[("config.drift", None)].level is Level.OK
-        assert findings[("log.errors", None)].level is Level.OK
-        live_status = findings[("nginx.status", None)]
-        assert live_status.level is Level.OK and live_status.data["requests"] >= 2
-        # temp directories are not mount points: doctor must say so for both disks
-        assert findings[("disk.mount", "d1")].level is Level.FAIL
-        assert findings[("disk.mount", "d2")].level is Level.FAIL
-
-        conf.write_text(text.replace("sendfile_max_chunk", "sendfile_max_chunk ", 1))
-        with open(plan.error_log, "a", encoding="utf-8") as log:
-            stamp = datetime.now().strftime("%Y/%m/%d %H:%M:%S")
-            log.write(
-                f'{stamp} [error] 1#1: thread pool "pool_d1" queue overflow: 65536 tasks waiting\n'
-            )
-        after = {(f.check, f.subject): f for f in dr.diagnose(inputs, dr.HostSystem())}
-        assert after[("config.drift", None)].level is Level.WARN
-        assert after[("log.queue_overflow", "pool_d1")].data["count"] == 1
+        yield LiveNginx(inputs, conf, text, plan.error_log)
     finally:
-        subprocess.run(
-            [nginx_binary, "-p", str(root), "-c", str(conf), "-s", "stop"],
-            capture_output=True,
-            check=False,
-        )
+        subprocess.run([*command, "-s", "stop"], capture_output=True, check=False)
         pid = Path(plan.pid_path)
         for _ in range(50):
             if not pid.exists():
                 break
             time.sleep(0.1)
+
+
+def test_doctor_against_a_real_nginx_rendered_by_tpgen(live_nginx: LiveNginx) -> None:
+    inputs = live_nginx.inputs
+    findings = {(f.check, f.subject): f for f in dr.diagnose(inputs, dr.HostSystem())}
+    assert findings[("nginx.threads", None)].level is Level.OK
+    assert findings[("config.drift", None)].level is Level.OK
+    assert findings[("log.errors", None)].level is Level.OK
+    live_status = findings[("nginx.status", None)]
+    assert live_status.level is Level.OK and live_status.data["requests"] >= 2
+    # temp directories are not mount points: doctor must say so for both disks
+    assert findings[("disk.mount", "d1")].level is Level.FAIL
+    assert findings[("disk.mount", "d2")].level is Level.FAIL
+
+    live_nginx.conf.write_text(
+        live_nginx.text.replace("sendfile_max_chunk", "sendfile_max_chunk ", 1)
+    )
+    with open(live_nginx.error_log, "a", encoding="utf-8") as log:
+        stamp = datetime.now().strftime("%Y/%m/%d %H:%M:%S")
+        log.write(
+            f'{stamp} [error] 1#1: thread pool "pool_d1" queue overflow: 65536 tasks waiting\n'
+        )
+    after = {(f.check, f.subject): f for f in dr.diagnose(inputs, dr.HostSystem())}
+    assert after[("config.drift", None)].level is Level.WARN
+    assert after[("log.queue_overflow", "pool_d1")].data["count"] == 1
 
 
 # ----------------------------------------------------------------------------- spec helpers
