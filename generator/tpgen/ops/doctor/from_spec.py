@@ -1,8 +1,9 @@
 """``tpgen doctor SPEC``: doctor's inputs from a spec file, on a node where tpgen is installed.
 
-The only module of the package that uses tpgen beyond ``spec.units``: it imports tpgen.api
-inside its functions, so that the package still imports on a node with the standard library
-only (the Ansible module ``tpgen_doctor`` ships this package, see docs/operations.md).
+The only module of the package that uses tpgen beyond ``spec.units``, and the only one the
+Ansible module ``tpgen_doctor`` does not ship to nodes (plugins/module_utils/tpgen leaves it
+out). It imports tpgen.api when a spec is read, so that importing the package (HostSystem, the
+checks) does not load the model, the planner and the templates.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def inputs_from_spec(
     Node facts missing from the spec (name, cores, memory) are filled from this host, as the
     Ansible role does from facts. ``source`` is the label the config header names.
     """
-    from tpgen import api  # here, not at the top: the package also runs without tpgen
+    from tpgen import api
 
     try:
         plan = _plan(spec_path)
