@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import io
 import json
@@ -18,8 +19,9 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from tpgen.commands.doctor import doctor_main, inputs_from_spec
 from tpgen.ops import doctor as dr
-from tpgen.ops.doctor import Disk, FsUsage, Level
+from tpgen.ops.doctor import FsUsage, LayoutDisk, Level
 
 from .conftest import require_root
 from .live import free_ports
@@ -33,17 +35,47 @@ def fixture(name: str) -> str:
     return (FIXTURES / name).read_text()
 
 
-def disk(name: str, **kwargs: object) -> Disk:
+def disk_entry(name: str, **kwargs: object) -> dict[str, object]:
+    """One disk of a NodeLayout dict, every key of the contract (docs: layout-contract)."""
     mount = f"/srv/cache/{name}"
-    options: dict[str, object] = {
+    entry: dict[str, object] = {
         "name": name,
         "device": "/dev/sd" + "bcdefg"[int(name[1]) - 1],
         "mount": mount,
         "dir": f"{mount}/cache",
+        "state": "active",
+        "media": "hdd",
         "filesystem": "xfs",
+        "owner": "www-data",
+        "group": "www-data",
+        "mode": "0700",
+        "thread_pool": f"pool_{name}",
+        "buckets": 512,
+        "min_free_bytes": None,
     }
-    options.update(kwargs)
-    return Disk.from_mapping(options)
+    entry.update(kwargs)
+    return entry
+
+
+def layout_dict(*disks: dict[str, object], **kwargs: object) -> dict[str, object]:
+    """A NodeLayout dict as NodeLayout.to_dict() gives it."""
+    layout: dict[str, object] = {
+        "node": "node1",
+        "nginx_user": "www-data",
+        "nginx_group": "www-data",
+        "listen_urls": ["http://127.0.0.1:80/"],
+        "status_url": "http://127.0.0.1:8081/nginx_status",
+        "error_log": "/var/log/nginx/error.log",
+        "access_log": "/var/log/nginx/access.log",
+        "disks": list(disks),
+        "config_sha1": None,
+    }
+    layout.update(kwargs)
+    return layout
+
+
+def disk(name: str, **kwargs: object) -> LayoutDisk:
+    return dr.read_layout(layout_dict(disk_entry(name, **kwargs)))["disks"][0]
 
 
 MOUNTS = dr.parse_mountinfo(fixture("mountinfo-cache-node.txt"))
@@ -154,7 +186,7 @@ def test_free_space_against_default_min_free_of_five_percent(free: int, level: L
 
 
 def test_min_free_from_the_layout_wins() -> None:
-    layout_disk = disk("d1", min_free="20GiB")
+    layout_disk = disk("d1", min_free_bytes=20 * GIB)
     finding = dr.check_space(layout_disk, FsUsage(100 * GIB, 15 * GIB, 0, 0))
     assert finding.level is Level.WARN
     assert finding.message == "15.0 GiB free of 100.0 GiB (15.0%), min_free 20.0 GiB"
@@ -172,11 +204,57 @@ def test_writable() -> None:
     assert finding.message == "cannot write to /srv/cache/d1/cache: Input/output error"
 
 
+def test_writable_directory_of_another_user_fails() -> None:
+    """The probe runs as root: only the owner tells whether nginx's workers can write."""
+    assert dr.check_writable(disk("d1"), None, "www-data").level is Level.OK
+    finding = dr.check_writable(disk("d1", owner="nginx"), None, "www-data")
+    assert finding.level is Level.FAIL
+    assert finding.message == (
+        "/srv/cache/d1/cache is owned by www-data, nginx runs as nginx: "
+        "its workers cannot write there"
+    )
+
+
+# ----------------------------------------------------------------------------- layout
+
+
 @pytest.mark.parametrize(
     ("value", "size"), [(4096, 4096), ("512k", 512000), ("2GiB", 2 * GIB), ("1.5MB", 1500000)]
 )
-def test_parse_size(value: object, size: int) -> None:
-    assert dr.parse_size(value) == size
+def test_min_free_goes_through_the_one_size_parser(value: object, size: int) -> None:
+    assert disk("d1", min_free_bytes=value)["min_free_bytes"] == size
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"min_free_bytes": -1}, "disk 'd1': min_free_bytes: a size cannot be negative"),
+        ({"min_free_bytes": True}, "disk 'd1': min_free_bytes: a size, like 4TB"),
+        ({"state": None}, "disk 'd1': state is missing"),
+        ({"dir": None}, "disk 'd1': dir is missing"),
+        ({"owner": 33}, "disk 'd1': owner must be text, not int"),
+    ],
+)
+def test_a_layout_doctor_cannot_trust_is_refused(change: dict[str, object], message: str) -> None:
+    with pytest.raises(dr.DoctorError, match=message):
+        disk("d1", **change)
+
+
+def test_a_layout_without_disks_or_error_log_is_refused() -> None:
+    with pytest.raises(dr.DoctorError, match=r"^layout.json: disks must be a list"):
+        dr.read_layout(layout_dict(disks=None), "layout.json")
+    with pytest.raises(dr.DoctorError, match=r"^<layout>: error_log is missing"):
+        dr.read_layout(layout_dict(error_log=None))
+    with pytest.raises(dr.DoctorError, match="expected the node layout"):
+        dr.read_layout([disk_entry("d1")])
+
+
+def test_operator_endpoints_replace_the_layouts() -> None:
+    layout = dr.read_layout(layout_dict())
+    moved = dr.with_endpoints(layout, error_log="/tmp/e.log", status_url="http://[::1]:1/s")
+    assert (moved["error_log"], moved["status_url"]) == ("/tmp/e.log", "http://[::1]:1/s")
+    assert dr.with_endpoints(layout) == layout
+    assert layout["error_log"] == "/var/log/nginx/error.log"  # the input is not changed
 
 
 # ----------------------------------------------------------------------------- drift
@@ -274,6 +352,7 @@ def test_clean_log_is_ok_and_unreadable_log_warns() -> None:
     [
         ("90m", datetime(2026, 11, 21, 17, 0, 0)),
         ("1d", datetime(2026, 11, 20, 18, 30, 0)),
+        ("1h30m", datetime(2026, 11, 21, 17, 0, 0)),
         ("2026-11-21 18:00", datetime(2026, 11, 21, 18, 0, 0)),
         ("2026-11-21T17:45:30", datetime(2026, 11, 21, 17, 45, 30)),
         ("2026/11/21 17:00:00", datetime(2026, 11, 21, 17, 0, 0)),
@@ -319,6 +398,7 @@ class FakeSystem:
     log: str = ""
     status: str | None = field(default_factory=lambda: fixture("stub-status.txt"))
     unwritable: set[str] = field(default_factory=set)
+    owners: dict[str, str] = field(default_factory=dict)
     usage: FsUsage = field(default_factory=lambda: FsUsage(100 * GIB, 60 * GIB, 100, 90))
     nginx: str = field(default_factory=lambda: fixture("nginx-V-debian.txt"))
     probed: list[str] = field(default_factory=list)
@@ -336,6 +416,9 @@ class FakeSystem:
         self.probed.append(directory)
         if directory in self.unwritable:
             raise OSError(5, "Input/output error")
+
+    def owner_of(self, path: str) -> str:
+        return self.owners.get(path, "www-data")
 
     def read_text(self, path: str) -> str:
         if self.config is None:
@@ -357,8 +440,9 @@ class FakeSystem:
         return NOW
 
 
-def inputs(*disks: Disk) -> dr.DoctorInputs:
-    return dr.DoctorInputs(disks=disks or (disk("d1"), disk("d2")), expected_config=RENDERED)
+def inputs(*disks: dict[str, object]) -> dr.DoctorInputs:
+    layout = layout_dict(*(disks or (disk_entry("d1"), disk_entry("d2"))))
+    return dr.DoctorInputs(layout=dr.read_layout(layout), expected_config=RENDERED)
 
 
 def test_healthy_node_exits_zero_with_every_check_listed() -> None:
@@ -383,7 +467,9 @@ def test_healthy_node_exits_zero_with_every_check_listed() -> None:
 def test_draining_disk_is_not_probed_for_writes_and_failed_disk_not_at_all() -> None:
     system = FakeSystem()
     findings = dr.diagnose(
-        inputs(disk("d1", state="draining"), disk("d4", state="failed")), system, since=None
+        inputs(disk_entry("d1", state="draining"), disk_entry("d4", state="failed")),
+        system,
+        since=None,
     )
     assert ("disk.writable", "d1", "ok") not in levels(findings)
     assert ("disk.mount", "d4", "ok") in levels(findings)
@@ -426,45 +512,118 @@ def test_run_doctor_text_table_shows_fixes_and_summary() -> None:
     assert text.splitlines()[-1].endswith(": fail (9 ok, 0 warn, 1 fail)")
 
 
-def test_standalone_script_runs_without_the_package(tmp_path: Path) -> None:
-    """doctor.yml ships this very file to nodes that have python3 only."""
-    layout = tmp_path / "layout.json"
-    layout.write_text(
-        json.dumps([{"name": "d1", "device": "/dev/tpgen-it-1", "mount": str(tmp_path)}])
+def test_cache_directory_of_another_user_makes_the_run_fail() -> None:
+    system = FakeSystem(owners={"/srv/cache/d2/cache": "root"})
+    findings = {(f.check, f.subject): f for f in dr.diagnose(inputs(), system, since="1h")}
+    assert findings[("disk.writable", "d1")].level is Level.OK
+    assert findings[("disk.writable", "d2")].level is Level.FAIL
+    assert findings[("disk.writable", "d2")].data == {"owner": "root"}
+
+
+def test_node_report_checks_the_layouts_sha1_and_endpoints() -> None:
+    """What the Ansible module returns: the layout alone, the rendered text stays behind."""
+    layout = layout_dict(
+        disk_entry("d1"),
+        config_sha1=hashlib.sha1(RENDERED.encode()).hexdigest(),
+        status_url=None,
     )
+    system = FakeSystem(
+        log='2026/11/21 18:20:00 [crit] 1#1: pread() "/srv/cache/d1/a" failed (5: EIO)'
+    )
+    report = dr.node_report(
+        layout, source="tpgen_spec of node1", error_log="/tmp/elsewhere.log", system=system
+    )
+    found = {(f["check"], f["subject"]): f for f in report["findings"]}
+    assert found[("config.drift", None)]["level"] == "ok"
+    assert found[("nginx.status", None)]["message"] == "not checked (no status URL)"
+    assert found[("log.disk_errors", "d1")]["level"] == "fail"
+    assert (report["spec"], report["status"], report["exit_code"]) == (
+        "tpgen_spec of node1",
+        "fail",
+        2,
+    )
+    system.config = RENDERED + "#\n"
+    drifted = dr.node_report(layout, system=system)["findings"]
+    assert next(f for f in drifted if f["check"] == "config.drift")["level"] == "warn"
+
+
+REPO = Path(__file__).resolve().parents[1]
+DOCTOR = REPO / "generator" / "tpgen" / "ops" / "doctor"
+MIRROR = REPO / "plugins" / "module_utils" / "tpgen"
+
+
+def test_module_utils_mirror_links_every_node_side_module_to_the_one_copy() -> None:
+    node_side = {p.name for p in DOCTOR.glob("*.py")} - {"__init__.py"}
+    mirrored = {p.name for p in (MIRROR / "ops" / "doctor").glob("*.py") if p.is_symlink()}
+    assert mirrored == node_side
+    for name in node_side:
+        assert (MIRROR / "ops" / "doctor" / name).resolve() == DOCTOR / name
+    units = REPO / "generator" / "tpgen" / "spec" / "units.py"
+    assert (MIRROR / "spec" / "units.py").resolve() == units
+
+
+def test_node_side_modules_import_the_standard_library_and_each_other_only() -> None:
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    for path in [*(MIRROR / "ops" / "doctor").glob("*.py"), MIRROR / "spec" / "units.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            assert {n.split(".")[0] for n in names} <= stdlib, (path.name, names)
+
+
+def test_ansible_module_runs_on_a_python_without_tpgen(tmp_path: Path) -> None:
+    """doctor.yml runs the module tpgen_doctor: AnsiballZ ships the doctor package to a node
+    that has python3 only; -I -S keeps tpgen, pydantic and every site package out of reach."""
+    interpreter = tmp_path / "python3"
+    interpreter.write_text(f'#!/bin/sh\nexec {sys.executable} -I -S "$@"\n')
+    interpreter.chmod(0o755)
     config = tmp_path / "nginx.conf"
     config.write_text(RENDERED)
-    sha = hashlib.sha1(RENDERED.encode()).hexdigest()
-    script = tmp_path / "doctor.py"  # alone, as Ansible's script module copies it
-    script.write_text(Path(dr.__file__).read_text())
+    layout = layout_dict(
+        disk_entry("d1", mount=str(tmp_path), dir=str(tmp_path)),
+        error_log=str(tmp_path / "none.log"),
+        status_url=None,
+        config_sha1=hashlib.sha1(RENDERED.encode()).hexdigest(),
+    )
+    args = {"layout": layout, "config": str(config), "source": "it"}
     proc = subprocess.run(
         [
-            sys.executable,
-            "-I",
-            "-S",
-            str(script),
-            "--layout",
-            str(layout),
-            "--config",
-            str(config),
-            "--expected-sha1",
-            sha,
-            "--error-log",
-            str(tmp_path / "none.log"),
-            "--no-status",
-            "--json",
+            str(Path(sys.executable).parent / "ansible"),
+            "localhost",
+            "-c",
+            "local",
+            "-i",
+            "localhost,",
+            "-e",
+            f"ansible_python_interpreter={interpreter}",
+            "-m",
+            "tpgen_doctor",
+            "-a",
+            json.dumps(args),
         ],
         capture_output=True,
         text=True,
         check=False,
-        cwd=tmp_path,
+        cwd=REPO,
+        env={
+            **os.environ,
+            "ANSIBLE_CONFIG": str(REPO / "ansible.cfg"),
+            "ANSIBLE_STDOUT_CALLBACK": "json",
+            "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1",
+        },
     )
-    payload = json.loads(proc.stdout)
-    found = {(f["check"], f["subject"]): f["level"] for f in payload["findings"]}
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    assert (result["changed"], result["status"]) == (False, "fail")
+    found = {(f["check"], f["subject"]): f["level"] for f in result["report"]["findings"]}
     assert found[("config.drift", None)] == "ok"
     assert found[("disk.mount", "d1")] == "fail"  # a temp dir is not a mount point
     assert found[("log.read", None)] == "warn"
-    assert proc.returncode == 2
+    assert result["report"]["schema"] == "tpgen-doctor/1"
 
 
 # ----------------------------------------------------------------------------- real nginx
@@ -479,13 +638,12 @@ def open_tmp() -> Iterator[Path]:
     shutil.rmtree(root, ignore_errors=True)
 
 
-def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path, nginx_binary: str) -> None:
-    require_root("nginx's rendered config switches to www-data")
-    from tpgen import api
-    from tpgen.check import rebased
-
-    listen, status, origin = free_ports(3, start=26000 + os.getpid() % 500, stop=27000)
-    spec = {
+def _it_spec(listen: int, status: int, origin: int) -> dict[str, object]:
+    disks = [
+        {"name": n, "device": f"/dev/tpgen-it-{n[1]}", "mount": f"/srv/cache/{n}", "size": "1GiB"}
+        for n in ("d1", "d2")
+    ]
+    return {
         "node": {"name": "doctor-it", "cores": 1, "memory": "1GiB"},
         "workload": {
             "type": "cache",
@@ -494,80 +652,62 @@ def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path, nginx_bin
         },
         "listen": {"address": "127.0.0.1", "port": listen},
         "status": {"address": "127.0.0.1", "port": status},
-        "disks": [
-            {
-                "name": "d1",
-                "device": "/dev/tpgen-it-1",
-                "mount": "/srv/cache/d1",
-                "size": "1GiB",
-                "media": "hdd",
-            },
-            {
-                "name": "d2",
-                "device": "/dev/tpgen-it-2",
-                "mount": "/srv/cache/d2",
-                "size": "1GiB",
-                "media": "hdd",
-            },
-        ],
+        "disks": [{**disk, "media": "hdd"} for disk in disks],
     }
-    root = open_tmp
-    plan = rebased(api.make_plan(api.spec_from_mapping(spec, "it.yaml"), "it.yaml"), str(root))
+
+
+@dataclass
+class LiveNginx:
+    inputs: dr.DoctorInputs
+    conf: Path
+    text: str
+    error_log: str
+
+
+@pytest.fixture
+def live_nginx(open_tmp: Path, nginx_binary: str) -> Iterator[LiveNginx]:
+    """nginx running the config tpgen renders, rebased into a temp directory; doctor's inputs."""
+    require_root("nginx's rendered config switches to www-data")
+    from tpgen import api
+    from tpgen.check import rebased
+
+    listen, status, origin = free_ports(3, start=26000 + os.getpid() % 500, stop=27000)
+    spec = api.spec_from_mapping(_it_spec(listen, status, origin), "it.yaml")
+    plan = rebased(api.make_plan(spec, "it.yaml"), str(open_tmp))
     text = api.render_config(plan)
-    for entry in api.disk_layout(plan):
+    disks = api.node_layout(plan).to_dict()["disks"]
+    for entry in disks:
         Path(entry["dir"]).mkdir(parents=True)
         shutil.chown(entry["dir"], "www-data")
     for path in (plan.pid_path, plan.error_log, plan.access_log):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    conf = root / "nginx.conf"
+    conf = open_tmp / "nginx.conf"
     conf.write_text(text)
-    started = subprocess.run(
-        [nginx_binary, "-p", str(root), "-c", str(conf)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    command = [nginx_binary, "-p", str(open_tmp), "-c", str(conf)]
+    started = subprocess.run(command, capture_output=True, text=True, check=False)
     assert started.returncode == 0, started.stderr
+    status_url = f"http://127.0.0.1:{status}/nginx_status"
+    layout = layout_dict(
+        *({**disk_entry("d1"), **entry} for entry in disks),
+        status_url=status_url,
+        error_log=plan.error_log,
+    )
+    inputs = dr.DoctorInputs(
+        layout=dr.read_layout(layout),
+        config_path=str(conf),
+        expected_config=text,
+        nginx_binary=nginx_binary,
+    )
+    for _ in range(50):  # the master forks its workers right after it returns
+        try:
+            urllib.request.urlopen(status_url, timeout=1).read()
+            break
+        except OSError:
+            time.sleep(0.1)
     try:
-        inputs = dr.DoctorInputs(
-            disks=tuple(Disk.from_mapping(e) for e in api.disk_layout(plan)),
-            config_path=str(conf),
-            error_log=plan.error_log,
-            status_url=f"http://127.0.0.1:{status}/nginx_status",
-            expected_config=text,
-            nginx_binary=nginx_binary,
-        )
-        for _ in range(50):  # the master forks its workers right after it returns
-            try:
-                urllib.request.urlopen(inputs.status_url or "", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.1)
-        findings = {(f.check, f.subject): f for f in dr.diagnose(inputs, dr.HostSystem())}
-        assert findings[("nginx.threads", None)].level is Level.OK
-        assert findings[("config.drift", None)].level is Level.OK
-        assert findings[("log.errors", None)].level is Level.OK
-        live_status = findings[("nginx.status", None)]
-        assert live_status.level is Level.OK and live_status.data["requests"] >= 2
-        # temp directories are not mount points: doctor must say so for both disks
-        assert findings[("disk.mount", "d1")].level is Level.FAIL
-        assert findings[("disk.mount", "d2")].level is Level.FAIL
-
-        conf.write_text(text.replace("sendfile_max_chunk", "sendfile_max_chunk ", 1))
-        with open(plan.error_log, "a", encoding="utf-8") as log:
-            stamp = datetime.now().strftime("%Y/%m/%d %H:%M:%S")
-            log.write(
-                f'{stamp} [error] 1#1: thread pool "pool_d1" queue overflow: 65536 tasks waiting\n'
-            )
-        after = {(f.check, f.subject): f for f in dr.diagnose(inputs, dr.HostSystem())}
-        assert after[("config.drift", None)].level is Level.WARN
-        assert after[("log.queue_overflow", "pool_d1")].data["count"] == 1
+        yield LiveNginx(inputs, conf, text, plan.error_log)
     finally:
-        subprocess.run(
-            [nginx_binary, "-p", str(root), "-c", str(conf), "-s", "stop"],
-            capture_output=True,
-            check=False,
-        )
+        subprocess.run([*command, "-s", "stop"], capture_output=True, check=False)
         pid = Path(plan.pid_path)
         for _ in range(50):
             if not pid.exists():
@@ -575,39 +715,79 @@ def test_doctor_against_a_real_nginx_rendered_by_tpgen(open_tmp: Path, nginx_bin
             time.sleep(0.1)
 
 
+def test_doctor_against_a_real_nginx_rendered_by_tpgen(live_nginx: LiveNginx) -> None:
+    inputs = live_nginx.inputs
+    findings = {(f.check, f.subject): f for f in dr.diagnose(inputs, dr.HostSystem())}
+    assert findings[("nginx.threads", None)].level is Level.OK
+    assert findings[("config.drift", None)].level is Level.OK
+    assert findings[("log.errors", None)].level is Level.OK
+    live_status = findings[("nginx.status", None)]
+    assert live_status.level is Level.OK and live_status.data["requests"] >= 2
+    # temp directories are not mount points: doctor must say so for both disks
+    assert findings[("disk.mount", "d1")].level is Level.FAIL
+    assert findings[("disk.mount", "d2")].level is Level.FAIL
+
+    live_nginx.conf.write_text(
+        live_nginx.text.replace("sendfile_max_chunk", "sendfile_max_chunk ", 1)
+    )
+    with open(live_nginx.error_log, "a", encoding="utf-8") as log:
+        stamp = datetime.now().strftime("%Y/%m/%d %H:%M:%S")
+        log.write(
+            f'{stamp} [error] 1#1: thread pool "pool_d1" queue overflow: 65536 tasks waiting\n'
+        )
+    after = {(f.check, f.subject): f for f in dr.diagnose(inputs, dr.HostSystem())}
+    assert after[("config.drift", None)].level is Level.WARN
+    assert after[("log.queue_overflow", "pool_d1")].data["count"] == 1
+
+
 # ----------------------------------------------------------------------------- spec helpers
 
 
-@pytest.mark.parametrize(
-    ("status", "url"),
-    [
-        ({}, "http://127.0.0.1:8081/nginx_status"),
-        ({"address": "0.0.0.0", "port": 9000}, "http://127.0.0.1:9000/nginx_status"),
-        ({"address": "::1", "port": 8081}, "http://[::1]:8081/nginx_status"),
-    ],
-)
-def test_status_url_from_the_spec(status: dict[str, object], url: str) -> None:
-    assert dr._status_url_of({"status": status}) == url
-
-
-def test_error_log_path_from_the_rendered_config() -> None:
-    assert dr._error_log_of("user x;\nerror_log /var/log/nginx/error.log warn;\n") == (
-        "/var/log/nginx/error.log"
-    )
-    assert dr._error_log_of("error_log stderr;\n") is None
-
-
 def test_node_facts_fill_only_what_the_spec_leaves_out() -> None:
+    from tpgen import api
+
     spec = {"node": {"name": "edge-1"}, "disks": []}
-    filled = dr.fill_node_facts(spec, hostname="host", cores=8, memory_mb=2048)
+    filled = api.fill_node_facts(spec, name="host", cores=8, memory_mb=2048)
     assert filled["node"] == {"name": "edge-1", "cores": 8, "memory": "2048MiB"}
     assert spec == {"node": {"name": "edge-1"}, "disks": []}  # the input is not changed
+
+
+def test_inputs_from_a_spec_are_the_plans_node_layout(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "node: {name: edge-1, cores: 2, memory: 16GiB}\n"
+        "workload: {type: cache, upstreams: ['127.0.0.1:8080']}\n"
+        "status: {address: '::1', port: 9000}\n"
+        "disks:\n"
+        "  - {name: d1, device: /dev/sdb, mount: /srv/cache/d1, size: 4TB, media: hdd}\n"
+        "  - {name: d2, device: /dev/sdc, mount: /srv/cache/d2, size: 4TB, media: hdd,"
+        " state: draining}\n"
+    )
+    got = inputs_from_spec(str(spec), error_log="/tmp/other.log")
+    layout = got.layout
+    assert got.expected_config is not None and "thread_pool pool_d1" in got.expected_config
+    assert layout["config_sha1"] == hashlib.sha1(got.expected_config.encode()).hexdigest()
+    assert layout["status_url"] == "http://[::1]:9000/nginx_status"
+    assert layout["error_log"] == "/tmp/other.log"  # the operator's, not the plan's
+    assert [(d["name"], d["dir"], d["state"], d["owner"]) for d in layout["disks"]] == [
+        ("d1", "/srv/cache/d1/cache", "active", "www-data"),
+        ("d2", "/srv/cache/d2/cache", "draining", "www-data"),
+    ]
+    assert all(d["min_free_bytes"] for d in layout["disks"])
+
+
+def test_doctor_main_reports_a_node_that_is_not_a_mapping(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("node: edge-1\nworkload: {type: cache}\ndisks: []\n")
+    err = io.StringIO()
+    assert doctor_main(str(spec), err=err, out=io.StringIO()) == 2
+    assert err.getvalue() == f"tpgen doctor: {spec}: node must be a mapping, got str\n"
 
 
 def test_doctor_main_reports_a_bad_spec_and_exits_2(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text("node: {name: x}\nworkload: {type: cache}\ndisks: []\nbogus: 1\n")
     err = io.StringIO()
-    assert dr.doctor_main(str(spec), err=err, out=io.StringIO()) == 2
+    assert doctor_main(str(spec), err=err, out=io.StringIO()) == 2
     assert err.getvalue().startswith("tpgen doctor: ")
     assert "bogus" in err.getvalue()

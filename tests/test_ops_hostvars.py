@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from tpgen.ops import hostvars as hv
+from tpgen.spec.model import Disk
 
 HOST_VARS = """\
 ---
@@ -84,3 +86,7 @@ def test_main_rewrites_the_file_keeping_its_mode(
 def test_main_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert hv.main([str(tmp_path / "nope.yml"), "--disk", "d1", "--state", "failed"]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_the_states_are_the_spec_models() -> None:
+    assert get_args(Disk.model_fields["state"].annotation) == hv.STATES

@@ -70,7 +70,6 @@ __all__ = [
     "compare",
     "disk_for_hash",
     "disk_for_key",
-    "disk_layout",
     "fill_node_facts",
     "iter_maps",
     "load_plan",
@@ -123,24 +122,6 @@ def bucket_for_key(plan: Plan, key: str) -> int:
 def _key_bytes(key: str) -> bytes:
     # A key from argv that is not UTF-8 carries its bytes as surrogates: hash those bytes.
     return key.encode("utf-8", "surrogateescape")
-
-
-def disk_layout(plan: Plan) -> list[dict[str, Any]]:
-    return [
-        {
-            "name": d.name,
-            "device": d.device,
-            "mount": d.mount,
-            "dir": d.dir,
-            "state": d.state,
-            "filesystem": d.filesystem,
-            "media": d.media,
-            "thread_pool": d.thread_pool.name if d.thread_pool else None,
-            "buckets": d.bucket_count,
-            "min_free_bytes": d.cache.min_free.value if d.cache else None,
-        }
-        for d in plan.disks
-    ]
 
 
 def fill_node_facts(

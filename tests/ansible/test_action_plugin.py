@@ -127,7 +127,7 @@ def test_installs_the_rendered_config_and_reports_the_plan(tmp_path: Path, etc: 
     assert not (etc / "nginx.conf.tpgen-prev").exists()
     layout = result["tpgen_layout"]
     text = expected_text(spec)
-    assert layout == node_layout(plan_for(spec_from_mapping(spec)), text).to_dict()
+    assert layout == node_layout(make_plan(spec_from_mapping(spec)), text).to_dict()
     assert [disk["name"] for disk in layout["disks"]] == ["d1", "d2"]
     assert layout["listen_urls"] == ["http://127.0.0.1:28598/"]
     assert layout["status_url"] == "http://127.0.0.1:28597/nginx_status"

@@ -1,14 +1,34 @@
-"""``tpgen doctor``: this node checked against its spec (the checks live in tpgen.ops.doctor)."""
+"""``tpgen doctor SPEC``: the spec's NodeLayout and rendered config, checked on this node.
+
+The checks live in tpgen.ops.doctor, which imports only the standard library (the Ansible module
+``tpgen_doctor`` ships it to nodes that have nothing else); turning a spec into its layout needs
+the planner and the templates, so it lives here, above ops.
+"""
 
 from __future__ import annotations
 
-from typing import TypedDict, Unpack
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import TextIO, TypedDict, Unpack
 
+from tpgen import api
 from tpgen.commands import STANDARD, Console
-from tpgen.ops.doctor import doctor_main
+from tpgen.ops.discover import DiscoverError, parse_meminfo
+from tpgen.ops.doctor import (
+    DEFAULT_CONFIG,
+    DEFAULT_SINCE,
+    DoctorError,
+    DoctorInputs,
+    Level,
+    read_layout,
+    run_doctor,
+    with_endpoints,
+)
 
 
-class DoctorOptions(TypedDict):
+class DoctorOptions(TypedDict, total=False):
     since: str
     as_json: bool
     config_path: str
@@ -20,3 +40,81 @@ class DoctorOptions(TypedDict):
 def doctor(spec: str, console: Console = STANDARD, **options: Unpack[DoctorOptions]) -> int:
     """0 healthy, 1 warnings, 2 failures (doctor reports its own input errors as failures)."""
     return doctor_main(spec, **options, out=console.out, err=console.err)
+
+
+def inputs_from_spec(
+    spec_path: str,
+    *,
+    config_path: str = DEFAULT_CONFIG,
+    error_log: str | None = None,
+    status_url: str | None = None,
+    nginx_binary: str = "nginx",
+    source: str | None = None,
+) -> DoctorInputs:
+    """Doctor's inputs from a spec file: the plan's NodeLayout and the rendered config.
+
+    Node facts missing from the spec (name, cores, memory) are filled from this host, as the
+    Ansible role does from facts. ``source`` is the label the config header names.
+    """
+    try:
+        plan = _plan(spec_path)
+    except api.SpecError as err:
+        raise DoctorError(str(err)) from err
+    rendered = api.render_config(plan, source=source or spec_path)
+    layout = read_layout(api.node_layout(plan, rendered).to_dict(), spec_path)
+    return DoctorInputs(
+        layout=with_endpoints(layout, error_log=error_log, status_url=status_url),
+        config_path=config_path,
+        expected_config=rendered,
+        nginx_binary=nginx_binary,
+        source=spec_path,
+    )
+
+
+def _plan(spec_path: str) -> api.Plan:
+    """The plan of the spec file, completed from this host's facts."""
+    document = api.read_spec_document(spec_path)
+    if not isinstance(document.data, dict):
+        raise DoctorError(f"{spec_path}: the spec must be a mapping")
+    try:  # os.cpu_count(), not the affinity: the facts the role uses count every CPU too
+        data = api.fill_node_facts(
+            document.data,
+            name=socket.gethostname().split(".")[0],
+            cores=os.cpu_count(),
+            memory_mb=_local_memory_mb(),
+        )
+    except TypeError as err:
+        raise DoctorError(f"{spec_path}: {err}") from None
+    spec = api.spec_from_mapping(data, source=spec_path, lines=document.lines)
+    return api.make_plan(spec, spec_path, lines=document.lines)
+
+
+def _local_memory_mb() -> int | None:
+    try:
+        return parse_meminfo(Path("/proc/meminfo").read_text(encoding="utf-8")) >> 20
+    except (OSError, DiscoverError):
+        return None
+
+
+def doctor_main(
+    spec_path: str,
+    *,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    **options: Unpack[DoctorOptions],
+) -> int:
+    """``tpgen doctor SPEC``: check this node against its spec; exit 0/1/2 (ok/warn/fail)."""
+    stderr = err if err is not None else sys.stderr
+    try:
+        inputs = inputs_from_spec(
+            spec_path,
+            config_path=options.get("config_path", DEFAULT_CONFIG),
+            error_log=options.get("error_log"),
+            status_url=options.get("status_url"),
+            nginx_binary=options.get("nginx_binary", "nginx"),
+        )
+        since = options.get("since", DEFAULT_SINCE)
+        return run_doctor(inputs, since=since, as_json=options.get("as_json", False), out=out)
+    except DoctorError as error:
+        print(f"tpgen doctor: {error}", file=stderr)
+        return int(Level.FAIL)

@@ -24,6 +24,8 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+# The spec model's disk states (ops imports nothing of the model: import-linter's ops-narrow
+# contract); tests/test_ops_hostvars.py holds this copy equal to the model's Literal.
 STATES = ("active", "draining", "failed")
 DEFAULT_VAR = "tpgen_spec"
 
@@ -61,18 +63,32 @@ def set_disk_state(
         data = yaml.load(text)
     except YAMLError as err:
         raise HostVarsError(f"{source}: not valid YAML: {err}") from err
+    entry = _disk_entry(data, disk, var, source)
+    changes = _apply(entry, disk, state, device)
+    if not changes:
+        return text, []
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue(), changes
+
+
+def _disk_entry(data: object, disk: str, var: str, source: str) -> MutableMapping[str, Any]:
+    """The disk's mapping inside the spec variable of a host_vars document."""
     if not isinstance(data, MutableMapping) or not isinstance(data.get(var), MutableMapping):
         raise HostVarsError(f"{source}: no `{var}` mapping: is this the host's host_vars file?")
     disks = data[var].get("disks")
     if not isinstance(disks, list):
         raise HostVarsError(f"{source}: `{var}` has no disks list")
-    entry: MutableMapping[str, Any] | None = next(
-        (d for d in disks if isinstance(d, MutableMapping) and d.get("name") == disk), None
-    )
+    entries = [d for d in disks if isinstance(d, MutableMapping)]
+    entry = next((d for d in entries if d.get("name") == disk), None)
     if entry is None:
-        names = ", ".join(str(d.get("name")) for d in disks if isinstance(d, MutableMapping))
+        names = ", ".join(str(d.get("name")) for d in entries)
         raise HostVarsError(f"{source}: no disk named {disk!r} in `{var}` (disks: {names})")
+    return entry
 
+
+def _apply(entry: MutableMapping[str, Any], disk: str, state: str, device: str | None) -> list[str]:
+    """Set the state (and device) in place; what changed, one line each."""
     changes = []
     old_state = str(entry.get("state", "active"))
     if old_state != state:
@@ -84,11 +100,7 @@ def set_disk_state(
     if device is not None and entry.get("device") != device:
         changes.append(f"{disk}: device {entry.get('device')} -> {device}")
         entry["device"] = device
-    if not changes:
-        return text, []
-    out = io.StringIO()
-    yaml.dump(data, out)
-    return out.getvalue(), changes
+    return changes
 
 
 def update_file(

@@ -1,0 +1,47 @@
+"""The report: a text table for people, the ``tpgen-doctor/1`` JSON document for tools."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .findings import Finding, Level, worst
+
+JSON_SCHEMA_ID = "tpgen-doctor/1"
+
+
+def report_json(
+    findings: Sequence[Finding], *, host: str, source: str, since: str | None
+) -> dict[str, Any]:
+    """The ``--json`` document (schema ``tpgen-doctor/1``, see docs/operations.md)."""
+    level = worst(findings)
+    return {
+        "schema": JSON_SCHEMA_ID,
+        "host": host,
+        "spec": source,
+        "since": since,
+        "status": level.label,
+        "exit_code": int(level),
+        "counts": {lvl.label: sum(1 for f in findings if f.level == lvl) for lvl in Level},
+        "findings": [f.to_json() for f in findings],
+    }
+
+
+def report_text(findings: Sequence[Finding], *, host: str) -> str:
+    """A table, one finding per line, the fix under every warning or failure."""
+    rows = [(f.level.label.upper(), f.check, f.subject or "-", f.message) for f in findings]
+    width_check = max([len(r[1]) for r in rows] + [5])
+    width_subject = max([len(r[2]) for r in rows] + [7])
+    lines = [f"{'LEVEL':<5} {'CHECK':<{width_check}} {'SUBJECT':<{width_subject}} MESSAGE"]
+    for finding, row in zip(findings, rows, strict=True):
+        lines.append(f"{row[0]:<5} {row[1]:<{width_check}} {row[2]:<{width_subject}} {row[3]}")
+        if finding.level != Level.OK and finding.fix:
+            lines.append(f"{'':<5} {'':<{width_check}} {'':<{width_subject}} fix: {finding.fix}")
+        for diff_line in finding.data.get("diff", []) if finding.level != Level.OK else []:
+            lines.append(f"      | {diff_line}")
+    counts = {lvl: sum(1 for f in findings if f.level == lvl) for lvl in Level}
+    lines.append(
+        f"doctor {host}: {worst(findings).label} ({counts[Level.OK]} ok, "
+        f"{counts[Level.WARN]} warn, {counts[Level.FAIL]} fail)"
+    )
+    return "\n".join(lines) + "\n"

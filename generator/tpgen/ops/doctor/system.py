@@ -1,0 +1,123 @@
+"""The machine doctor reads: :class:`HostSystem` is the only code that touches it; tests fake it."""
+
+from __future__ import annotations
+
+import errno
+import os
+import pwd
+import stat
+import subprocess
+import urllib.error
+import urllib.request
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from .space import FsUsage
+
+READ_LIMIT = 16 << 20  # the most doctor reads of a config: a rendered one is well under 1 MiB
+
+
+class System(Protocol):
+    """What doctor reads from the machine (tests pass a fake)."""
+
+    def nginx_v(self, binary: str) -> str: ...
+    def mountinfo(self) -> str: ...
+    def statvfs(self, path: str) -> FsUsage: ...
+    def write_probe(self, directory: str) -> None: ...
+    def owner_of(self, path: str) -> str: ...
+    def read_text(self, path: str) -> str: ...
+    def read_lines(self, path: str) -> Iterable[str]: ...
+    def fetch(self, url: str) -> str: ...
+    def realpath(self, path: str) -> str: ...
+    def now(self) -> datetime: ...
+
+
+def open_regular(path: str) -> int:
+    """A descriptor to read a regular file; OSError for anything else.
+
+    Checked before opening: opening a FIFO blocks, and /dev/zero never ends.
+    """
+    kind = stat.S_IFMT(os.stat(path).st_mode)
+    if kind == stat.S_IFREG:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        kind = stat.S_IFMT(os.fstat(fd).st_mode)
+        if kind == stat.S_IFREG:
+            return fd
+        os.close(fd)
+    raise OSError(errno.EINVAL, "not a regular file", path)
+
+
+class HostSystem:
+    """The real machine."""
+
+    def __init__(self, timeout: float = 3.0) -> None:
+        self.timeout = timeout
+
+    def nginx_v(self, binary: str) -> str:
+        proc = subprocess.run(
+            [binary, "-V"], capture_output=True, text=True, check=False, timeout=self.timeout
+        )
+        if proc.returncode != 0:
+            raise OSError(proc.stderr.strip() or f"exit {proc.returncode}")
+        return proc.stderr + proc.stdout
+
+    def mountinfo(self) -> str:
+        return Path("/proc/self/mountinfo").read_text(encoding="utf-8")
+
+    def statvfs(self, path: str) -> FsUsage:
+        st = os.statvfs(path)
+        return FsUsage(
+            st.f_blocks * st.f_frsize, st.f_bavail * st.f_frsize, st.f_files, st.f_favail
+        )
+
+    def write_probe(self, directory: str) -> None:
+        probe = os.path.join(directory, f".tpgen-doctor-{os.getpid()}")
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, b"\0" * 4096)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+
+    def owner_of(self, path: str) -> str:
+        uid = os.stat(path).st_uid
+        try:
+            return pwd.getpwuid(uid).pw_name
+        except KeyError:  # a uid without a name is still an owner
+            return str(uid)
+
+    def read_text(self, path: str) -> str:
+        fd = open_regular(path)
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(READ_LIMIT + 1)
+        if len(data) > READ_LIMIT:
+            raise OSError(errno.EFBIG, f"larger than {READ_LIMIT >> 20} MiB", path)
+        return data.decode("utf-8", errors="replace")
+
+    def read_lines(self, path: str) -> Iterable[str]:
+        with os.fdopen(open_regular(path), encoding="utf-8", errors="replace") as handle:
+            yield from handle
+
+    def fetch(self, url: str) -> str:
+        with urllib.request.urlopen(url, timeout=self.timeout) as response:
+            body: bytes = response.read(65536)
+        return body.decode("utf-8", errors="replace")
+
+    def realpath(self, path: str) -> str:
+        return os.path.realpath(path)
+
+    def now(self) -> datetime:
+        return datetime.now()
+
+
+def error_text(err: BaseException) -> str:
+    """The short reason of an error, as a finding shows it (no exception class names)."""
+    if isinstance(err, urllib.error.URLError):
+        reason = err.reason
+        return reason.strerror or str(reason) if isinstance(reason, OSError) else str(reason)
+    if isinstance(err, OSError) and err.strerror:
+        return err.strerror if not err.filename else f"{err.strerror}: {err.filename}"
+    return str(err) or type(err).__name__

@@ -1,0 +1,1 @@
+../../../../../generator/tpgen/ops/doctor/nginx_build.py

@@ -1,0 +1,1 @@
+../../../../generator/tpgen/spec/units.py
