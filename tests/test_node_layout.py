@@ -18,7 +18,6 @@ from tpgen.api import (
     render_config,
     spec_from_mapping,
 )
-from tpgen.plan.layout import STATUS_PATH
 
 from tests.specs import disk, spec
 
@@ -69,7 +68,10 @@ def test_the_status_url_is_where_the_config_serves_stub_status() -> None:
     server = text[text.index("listen [::1]:9100;") :]
     location = re.search(r"location = (\S+) \{\s*stub_status;", server)
     assert location is not None, server
-    assert location.group(1) == STATUS_PATH
+    assert location.group(1) == "/nginx_status"
+    assert layout_of(spec(status={"address": "::1", "port": 9100})).status_url == (
+        "http://[::1]:9100/nginx_status"
+    )
 
 
 @pytest.mark.parametrize(("user", "expected"), [(None, "www-data"), ("nginx", "nginx")])

@@ -13,8 +13,6 @@ from typing import Any
 
 from tpgen.plan import DiskPlan, Plan
 
-# The location the config's status server answers with stub_status (render's template).
-STATUS_PATH = "/nginx_status"
 # nginx needs rwx on its cache and data directories; nobody else needs anything.
 DIR_MODE = "0700"
 
@@ -67,7 +65,7 @@ def node_layout(plan: Plan, config_text: str | None = None) -> NodeLayout:
         nginx_user=user,
         nginx_group=group,
         listen_urls=(local_url(plan.listen, "/"),),
-        status_url=local_url(plan.status_listen, STATUS_PATH),
+        status_url=local_url(plan.status_listen, plan.status_location.value),
         error_log=plan.error_log,
         access_log=plan.access_log,
         disks=tuple(_disk_layout(disk, user, group) for disk in plan.disks),
