@@ -20,10 +20,45 @@ def plan_of(data: dict[str, object]) -> Plan:
 
 def test_workers_follow_cores_and_files_cover_two_per_connection() -> None:
     plan = plan_of(spec())
-    assert plan.worker_processes.value == 8
+    # 8 cores and 3 HDDs: one event loop more per HDD.
+    assert plan.worker_processes.value == 11
+    assert plan.worker_processes.because.startswith("one event loop per core (8) and 3 more for")
     assert plan.worker_connections.value == 16384
     assert plan.worker_rlimit_nofile.value >= 2 * plan.worker_connections.value
     assert "2 × worker_connections" in plan.worker_rlimit_nofile.because
+
+
+@pytest.mark.parametrize(
+    ("kind", "cores", "hdds", "ssds", "workers"),
+    [
+        ("origin", 8, 3, 0, 11),  # one more event loop per HDD
+        ("origin", 2, 4, 0, 4),  # at most one more per core
+        ("origin", 32, 12, 0, 42),  # 42 workers × 12 pools × 16 threads fit the 8,192 budget
+        ("origin", 8, 0, 3, 8),  # SSDs have no pool: sendfile does not block on them
+        ("cache", 8, 3, 2, 11),
+    ],
+)
+def test_workers_are_the_cores_plus_one_per_hdd(
+    kind: str, cores: int, hdds: int, ssds: int, workers: int
+) -> None:
+    data = spec(kind, hdds + ssds, node={"cores": cores})
+    disks: list[dict[str, object]] = data["disks"]
+    for disk_entry in disks[hdds:]:
+        disk_entry["media"] = "ssd"
+    assert plan_of(data).worker_processes.value == workers
+
+
+def test_only_disks_nginx_reads_through_a_pool_add_a_worker() -> None:
+    data = spec("cache", 4)
+    data["disks"][1]["state"] = "draining"  # a cache node no longer reads a draining disk
+    data["disks"][2]["state"] = "failed"
+    assert plan_of(data).worker_processes.value == 8 + 2
+
+
+@pytest.mark.parametrize(("setting", "workers"), [("auto", "auto"), (3, 3)])
+def test_worker_processes_in_the_spec_win(setting: object, workers: object) -> None:
+    plan = plan_of(spec(tuning={"worker_processes": setting}))
+    assert plan.worker_processes.value == workers and plan.worker_processes.overridden
 
 
 def test_rlimit_override_below_two_per_connection_is_refused() -> None:
@@ -52,17 +87,18 @@ def _threads(data: dict[str, object]) -> tuple[int, str]:
 
 
 def test_pool_threads_are_a_workers_share_of_the_disks_reads_in_flight() -> None:
-    threads, because = _threads(spec(disks=3, node={"cores": 8}))
+    threads, because = _threads(spec(disks=3, node={"cores": 8}, tuning={"worker_processes": 8}))
     assert threads == 128 // 8 == 16
     assert because.startswith("128 reads in flight per HDD across all workers (≤ 128, and ")
     assert "÷ 8 workers, at least 16: with aio threads every send" in because
     # 2 workers: more threads each, the same reads in flight per disk.
-    assert _threads(spec(disks=3, node={"cores": 2}))[0] == 64
+    assert _threads(spec(disks=3, tuning={"worker_processes": 2}))[0] == 64
 
 
 def test_small_memory_lowers_the_reads_in_flight() -> None:
     # 4 disks x 61 reads x 512 KiB <= 12% of 1 GiB: each transfer pins about a chunk of cache.
-    threads, because = _threads(spec("origin", disks=4, node={"cores": 2, "memory": "1GiB"}))
+    small = {"cores": 2, "memory": "1GiB"}
+    threads, because = _threads(spec("origin", 4, node=small, tuning={"worker_processes": 2}))
     assert threads == 31
     assert because.startswith("61 reads in flight per HDD across all workers (≤ 128, and 4 disks")
     # 20 reads fit 256 MiB, but a worker's pool keeps the 16 that uneven connection spread needs.
@@ -187,7 +223,8 @@ def test_open_file_cache_keeps_every_file_the_disks_hold_when_memory_allows() ->
 
 def test_open_file_cache_stays_within_its_share_of_memory() -> None:
     # 3 × 4 TB of 1 MiB objects: millions of files; 2% of 1 GiB / (16 × 512 + 1536 bytes).
-    kept, because, _ = _open_files(node={"name": "n", "cores": 16, "memory": "1GiB"})
+    node = {"name": "n", "cores": 16, "memory": "1GiB"}
+    kept, because, _ = _open_files(node=node, tuning={"worker_processes": 16})
     assert kept == (1 << 30) * 2 // 100 // (16 * 512 + 1536) == 2_207
     assert "2,207 descriptors a worker fit 2% of memory" in because
 
@@ -278,8 +315,8 @@ REFUSALS = {
     ),
     "threads-per-disk": (
         spec_yaml(disks=24, tuning=("threads_per_disk: 512",)),
-        "spec.yaml:33: tuning.threads_per_disk: 512 threads × 24 pools × 8 workers = 98,304 "
-        "threads, above the node's budget of 8,192: lower threads_per_disk to at most 42",
+        "spec.yaml:33: tuning.threads_per_disk: 512 threads × 24 pools × 16 workers = 196,608 "
+        "threads, above the node's budget of 8,192: lower threads_per_disk to at most 21",
     ),
     "nofile-below": (
         spec_yaml(tuning=("worker_connections: 1000", "worker_rlimit_nofile: 1500")),
@@ -295,8 +332,8 @@ REFUSALS = {
     "nofile-connections": (
         spec_yaml(tuning=("worker_connections: 600000",)),
         "spec.yaml:11: tuning.worker_connections: needs worker_rlimit_nofile = 2 × 600,000 "
-        "connections + 122,080 (open_file_cache, logs, listeners) = 1,322,080, above the kernel's "
-        "fs.nr_open (1,048,576): lower worker_connections to at most 463,248",
+        "connections + 103,308 (open_file_cache, logs, listeners) = 1,303,308, above the kernel's "
+        "fs.nr_open (1,048,576): lower worker_connections to at most 472,634",
     ),
     "nofile-open-files": (
         spec_yaml(tuning=("open_file_cache_max: 1048000",)),
@@ -306,9 +343,9 @@ REFUSALS = {
     ),
     "slots-connections": (
         spec_yaml(memory="256MiB", tuning=("worker_connections: 200000",)),
-        "spec.yaml:11: tuning.worker_connections: 8 workers × 200,000 worker_connections "
-        "allocate 781.2 MiB of connection slots at start (512 bytes each), above 25% of "
-        "node.memory (64.0 MiB): set tuning.worker_connections to at most 16,384, or add memory",
+        "spec.yaml:11: tuning.worker_connections: 10 workers × 200,000 worker_connections "
+        "allocate 976.6 MiB of connection slots at start (512 bytes each), above 25% of "
+        "node.memory (64.0 MiB): set tuning.worker_connections to at most 13,107, or add memory",
     ),
     "slots-memory": (
         spec_yaml(disks=1, cores=1024, memory="256MiB", media="ssd"),

@@ -701,7 +701,8 @@ def test_connection_slots_must_fit_the_nodes_memory() -> None:
 def test_worker_connections_fit_a_small_share_of_memory(
     kind: str, cores: int, memory: str, expected: int
 ) -> None:
-    plan = plan_of(spec(kind, node={"cores": cores, "memory": memory}))
+    workers = {"worker_processes": cores}  # the rule under test divides by the workers
+    plan = plan_of(spec(kind, node={"cores": cores, "memory": memory}, tuning=workers))
     assert plan.worker_connections.value == expected
     slots = cores * expected * 512
     assert slots <= max(parse_size(memory) * 2 // 100, cores * 1024 * 512)

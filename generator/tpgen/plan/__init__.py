@@ -22,8 +22,8 @@ from tpgen.plan.io import (
     socket_fields,
 )
 from tpgen.plan.limits import check_node_limits
-from tpgen.plan.pools import pool_count
 from tpgen.plan.process import process_fields
+from tpgen.plan.reads import pool_count
 from tpgen.plan.responses import response_fields
 from tpgen.plan.split import split_fields
 from tpgen.plan.types import CacheZone, Decision, DiskPlan, Plan, ThreadPool, Upstream

@@ -65,6 +65,25 @@ HDD_THREADS_BECAUSE = (
 # pool never gets fewer than the article's 16 (bench, 12 workers: 8 a worker, hot p99 2.4-2.9 s;
 # 16, 0.18-0.20 s).
 HDD_WORKER_THREADS = 16
+# nginx opens every file on the event loop (no version offloads open()), so an HDD whose inode or
+# directory block is not in memory holds a whole worker while the read waits behind the disk's
+# queue. One worker more per pooled HDD (at most one more per core, within THREAD_BUDGET at
+# HDD_WORKER_THREADS a pool) keeps `cores` event loops serving cached files while every HDD holds
+# one; nginx's docs name "the number of hard disk drives that store data" as a factor of
+# worker_processes. Bench (issue 10, regimes run 6, 2 cores, the rule as an arm: 4 workers
+# against 2, ÷ the article's per-disk layout, hot req/s / hot p99 / cold MB/s): cold inodes
+# 16.5 / 0.31 / 1.20 (one worker a core: 5.08 / 1.45 / 1.04, the hot file collapsed in 1 of 3
+# rounds), fast-disk 0.97 / 0.44 / 1.21 (0.84 / 0.88 / 0.94, collapsed 1 of 3), warm inodes
+# 1.35 / 0.06 / 1.14 (1.45 / 0.17 / 1.14). Where the workers already outnumber the CPUs six to
+# one (the bench's 12 workers on 2 CPUs) four more only cost: hot p99 5.0x and 1.9x the
+# article's instead of 0.8x and 0.9x; a node whose cores are its CPUs never gets past two.
+EXTRA_WORKERS_BECAUSE = (
+    "nginx opens files on the event loop, so each HDD can hold a worker while an inode read "
+    "waits behind its queue; one more event loop per HDD (at most one per core, within the "
+    "thread budget) keeps every core serving cached files meanwhile (bench, 2 cores, cold "
+    "inodes: 4 workers 16.5x the article's hot req/s and 0.31x its hot p99, 2 workers 5.1x "
+    "and 1.45x with the hot file collapsing in a third of the rounds)"
+)
 # nginx's default max_queue (the article; DESIGN §4): bursts wait in the queue; past it a request
 # fails (error log).
 HDD_MAX_QUEUE = 65536

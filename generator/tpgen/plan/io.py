@@ -24,7 +24,7 @@ from tpgen.plan.defaults import (
     TCP_NODELAY,
     TCP_NOPUSH,
 )
-from tpgen.plan.pools import readable
+from tpgen.plan.reads import readable
 from tpgen.plan.types import Decision, pick
 from tpgen.plan.workers import worker_count
 from tpgen.spec.model import NodeSpec

@@ -14,24 +14,11 @@ from tpgen.plan.defaults import (
     SENDFILE_MAX_CHUNK,
     THREAD_BUDGET,
 )
+from tpgen.plan.reads import needs_pool, pool_count, readable
 from tpgen.plan.types import Decision, ThreadPool, pick
 from tpgen.plan.workers import worker_count
 from tpgen.spec.model import Disk, NodeSpec
 from tpgen.spec.units import human_size
-
-
-def readable(spec: NodeSpec, disk: Disk) -> bool:
-    """Active disks, and draining ones where nginx still reads them as a fallback."""
-    return disk.state == "active" or (disk.state == "draining" and spec.workload.type != "cache")
-
-
-def needs_pool(spec: NodeSpec, disk: Disk) -> bool:
-    wanted = disk.thread_pool if disk.thread_pool is not None else disk.media == "hdd"
-    return readable(spec, disk) and wanted
-
-
-def pool_count(spec: NodeSpec) -> int:
-    return sum(needs_pool(spec, disk) for disk in spec.disks)
 
 
 def pool_threads(spec: NodeSpec) -> Decision[int]:

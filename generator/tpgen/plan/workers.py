@@ -13,9 +13,13 @@ from tpgen.plan.defaults import (
     CONNECTIONS_BECAUSE,
     DEFAULT_CONNECTIONS,
     EXTRA_FDS,
+    EXTRA_WORKERS_BECAUSE,
+    HDD_WORKER_THREADS,
     MIN_WORKER_CONNECTIONS,
     NR_OPEN,
+    THREAD_BUDGET,
 )
+from tpgen.plan.reads import pool_count
 from tpgen.plan.types import Decision, pick
 from tpgen.spec.model import NodeSpec
 from tpgen.spec.units import human_size
@@ -24,14 +28,33 @@ from tpgen.spec.units import human_size
 def worker_count(spec: NodeSpec) -> int:
     """Worker processes nginx will start; ``auto`` starts one per CPU, which node.cores is."""
     workers = spec.tuning.worker_processes
-    return workers if isinstance(workers, int) else spec.node.cores
+    if isinstance(workers, int):
+        return workers
+    if workers == "auto":
+        return spec.node.cores
+    return spec.node.cores + extra_workers(spec)
+
+
+def extra_workers(spec: NodeSpec) -> int:
+    """One event loop more per pooled HDD, at most one per core, and no more than the node's
+    thread budget allows at the least a worker's pool gets (HDD_WORKER_THREADS)."""
+    hdds = pool_count(spec)
+    fitting = THREAD_BUDGET // (max(1, hdds) * HDD_WORKER_THREADS) - spec.node.cores
+    return max(0, min(hdds, spec.node.cores, fitting))
 
 
 def worker_processes(spec: NodeSpec) -> Decision[int | str]:
     if spec.tuning.worker_processes is not None:
         return Decision(spec.tuning.worker_processes, "set in the spec (tuning)", overridden=True)
+    extra = extra_workers(spec)
+    if not extra:
+        return Decision(
+            spec.node.cores, "one event loop per core; the thread pools take the blocking reads"
+        )
     return Decision(
-        spec.node.cores, "one event loop per core; the thread pools take the blocking reads"
+        spec.node.cores + extra,
+        f"one event loop per core ({spec.node.cores}) and {extra} more for the HDDs: "
+        + EXTRA_WORKERS_BECAUSE,
     )
 
 
