@@ -2,7 +2,8 @@
 
 Pure functions only: no I/O, no templates. One module per concern, each returning Decisions:
 ``types`` (Decision, Plan), ``defaults`` (every constant and where it comes from), ``workers``
-(processes, connections, open files), ``pools`` (thread pools), ``limits`` (the node's thread,
+(processes, connections, open files), ``reads`` (which disks are read, which pooled),
+``pools`` (thread pools), ``limits`` (the node's thread,
 file and memory limits), ``cache`` (zones, keys zones' RAM, proxy_cache policy), ``io``
 (sendfile, open_file_cache, directio), ``split`` and ``buckets`` (which disk a key lives on),
 ``disks``, ``endpoints`` (listen, status, origin), ``process`` (user, pid, logs), ``responses``.
