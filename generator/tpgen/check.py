@@ -154,12 +154,3 @@ def _readable(output: str, conf: Path, root: Path, plan: Plan) -> str:
 
     output = re.sub(re.escape(str(conf)) + r":(\d+)", line, output)
     return output.replace(str(conf), label).replace(str(root), "")
-
-
-def check_config_text(text: str, *, nginx: str | None = None) -> CheckResult:
-    """``nginx -t`` on config text as it is (real paths): for use on the node itself."""
-    binary = nginx or find_nginx()
-    with tempfile.TemporaryDirectory(prefix="tpgen-check-") as tmp:
-        conf = Path(tmp) / "nginx.conf"
-        conf.write_text(text, encoding="utf-8")
-        return _run_test(binary, conf, Path(tmp))

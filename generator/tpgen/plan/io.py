@@ -57,23 +57,21 @@ def open_file_cache_max(spec: NodeSpec) -> Decision[int] | None:
     memory budget keeps (a cache node's files are its zones', opened by the cache itself)."""
     if spec.workload.type not in ("origin", "vod"):
         return None
-    if spec.tuning.open_file_cache_max is not None:
-        return pick(spec.tuning.open_file_cache_max, 0, "")
     size = object_size(spec)
     files = sum(d.size for d in spec.disks if readable(spec, d)) // size
     workers = worker_count(spec)
     budget = spec.node.memory * OPEN_FILE_CACHE_RAM_PERCENT // 100
     fitting = budget // (workers * OPEN_FILE_WORKER_BYTES + OPEN_FILE_SHARED_BYTES)
     kept = max(1, min(max(files, OPEN_FILE_CACHE_MIN), fitting, OPEN_FILE_CACHE_CAP))
-    return Decision(
+    return pick(
+        spec.tuning.open_file_cache_max,
         kept,
         f"the readable disks hold about {files:,} files of {human_size(size)}; "
         f"{fitting:,} descriptors a worker fit {OPEN_FILE_CACHE_RAM_PERCENT}% of memory "
         f"({workers} × {OPEN_FILE_WORKER_BYTES} bytes a worker + {OPEN_FILE_SHARED_BYTES} for "
         f"the inode and dentry each pins); room for at least {OPEN_FILE_CACHE_MIN:,} files where "
         f"memory allows, at most {OPEN_FILE_CACHE_CAP:,}: a kept descriptor pins its dentry and "
-        "inode, so a repeat "
-        "open() never blocks the event loop on the disk",
+        "inode, so a repeat open() never blocks the event loop on the disk",
     )
 
 

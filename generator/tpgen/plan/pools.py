@@ -23,15 +23,14 @@ from tpgen.spec.units import human_size
 
 def pool_threads(spec: NodeSpec) -> Decision[int]:
     """Per worker: its share of each HDD's budget of reads in flight, across all workers."""
-    if spec.tuning.threads_per_disk is not None:
-        return Decision(spec.tuning.threads_per_disk, "set in the spec (tuning)", overridden=True)
     workers = worker_count(spec)
     pools = max(1, pool_count(spec))
     chunk = spec.tuning.sendfile_max_chunk or SENDFILE_MAX_CHUNK
     by_memory = spec.node.memory * INFLIGHT_MEMORY_PERCENT // 100 // (pools * chunk)
     inflight = max(1, min(HDD_INFLIGHT, by_memory))
     share = max(HDD_WORKER_THREADS, math.ceil(inflight / workers))
-    return Decision(
+    return pick(
+        spec.tuning.threads_per_disk,
         share,
         f"{inflight} reads in flight per HDD across all workers (≤ {HDD_INFLIGHT}, and "
         f"{pools} disks × {inflight} × {human_size(chunk)} ≤ {INFLIGHT_MEMORY_PERCENT}% of "

@@ -44,18 +44,14 @@ def extra_workers(spec: NodeSpec) -> int:
 
 
 def worker_processes(spec: NodeSpec) -> Decision[int | str]:
-    if spec.tuning.worker_processes is not None:
-        return Decision(spec.tuning.worker_processes, "set in the spec (tuning)", overridden=True)
     extra = extra_workers(spec)
-    if not extra:
-        return Decision(
-            spec.node.cores, "one event loop per core; the thread pools take the blocking reads"
-        )
-    return Decision(
-        spec.node.cores + extra,
+    because = (
         f"one event loop per core ({spec.node.cores}) and {extra} more for the HDDs: "
-        + EXTRA_WORKERS_BECAUSE,
+        + EXTRA_WORKERS_BECAUSE
+        if extra
+        else "one event loop per core; the thread pools take the blocking reads"
     )
+    return pick(spec.tuning.worker_processes, spec.node.cores + extra, because)
 
 
 def connections(spec: NodeSpec) -> Decision[int]:
