@@ -76,10 +76,10 @@ def test_diff_exits_1_when_different_and_0_when_equal(
     assert main(["render", str(EXAMPLE), "--no-check", "-o", str(current)]) == 0
     assert main(["render", str(EXAMPLE), "--no-check", "--diff", str(current)]) == 0
     assert capsys.readouterr().out == ""
-    current.write_text(current.read_text().replace("worker_processes 27;", "worker_processes 2;"))
+    current.write_text(current.read_text().replace("worker_processes 24;", "worker_processes 2;"))
     assert main(["render", str(EXAMPLE), "--no-check", "--diff", str(current)]) == 1
     out = capsys.readouterr().out
-    assert "-worker_processes 2;\n+worker_processes 27;" in out
+    assert "-worker_processes 2;\n+worker_processes 24;" in out
 
 
 def test_validate_and_explain(capsys: pytest.CaptureFixture[str]) -> None:

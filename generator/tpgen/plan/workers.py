@@ -14,6 +14,7 @@ from tpgen.plan.defaults import (
     DEFAULT_CONNECTIONS,
     EXTRA_FDS,
     EXTRA_WORKERS_BECAUSE,
+    HDD_MIN_EVENT_LOOPS,
     HDD_WORKER_THREADS,
     MIN_WORKER_CONNECTIONS,
     NR_OPEN,
@@ -36,21 +37,32 @@ def worker_count(spec: NodeSpec) -> int:
 
 
 def extra_workers(spec: NodeSpec) -> int:
-    """One event loop more per pooled HDD, at most one per core, and no more than the node's
-    thread budget allows at the least a worker's pool gets (HDD_WORKER_THREADS)."""
+    """Event loops beyond one a core, so a node with pooled HDDs runs at least
+    HDD_MIN_EVENT_LOOPS: one more per pooled HDD, at most one per core, and no more than the
+    node's thread budget allows at the least a worker's pool gets (HDD_WORKER_THREADS)."""
     hdds = pool_count(spec)
-    fitting = THREAD_BUDGET // (max(1, hdds) * HDD_WORKER_THREADS) - spec.node.cores
-    return max(0, min(hdds, spec.node.cores, fitting))
+    if not hdds:
+        return 0
+    fitting = THREAD_BUDGET // (hdds * HDD_WORKER_THREADS) - spec.node.cores
+    missing = HDD_MIN_EVENT_LOOPS - spec.node.cores
+    return max(0, min(hdds, spec.node.cores, fitting, missing))
 
 
 def worker_processes(spec: NodeSpec) -> Decision[int | str]:
     extra = extra_workers(spec)
-    because = (
-        f"one event loop per core ({spec.node.cores}) and {extra} more for the HDDs: "
-        + EXTRA_WORKERS_BECAUSE
-        if extra
-        else "one event loop per core; the thread pools take the blocking reads"
-    )
+    if extra:
+        because = (
+            f"one event loop per core ({spec.node.cores}) and {extra} more for the HDDs: "
+            + EXTRA_WORKERS_BECAUSE
+        )
+    elif pool_count(spec) and spec.node.cores >= HDD_MIN_EVENT_LOOPS:
+        because = (
+            f"one event loop per core; {spec.node.cores} loops already make it unlikely that "
+            f"every one waits in an HDD's open() at once (at least {HDD_MIN_EVENT_LOOPS} "
+            "needed; more only share the same CPUs)"
+        )
+    else:
+        because = "one event loop per core; the thread pools take the blocking reads"
     return pick(spec.tuning.worker_processes, spec.node.cores + extra, because)
 
 
