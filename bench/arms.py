@@ -15,6 +15,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def round_order(arms: list[T], round_no: int) -> list[T]:
+    """Every arm once per round, each round starting one arm later: noise that follows a place in
+    the round (the first trial after setup, the one after a given arm) visits every arm alike."""
+    shift = (round_no - 1) % len(arms) if arms else 0
+    return arms[shift:] + arms[:shift]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import armset, dataset, output, tpgencli
-from bench.arms import Arm
+from bench.arms import Arm, round_order
 from bench.janitor import Janitor, cleaned_up
 from bench.loopdisk import LoopDisk, make_disk
 from bench.settings import Settings
@@ -139,10 +139,9 @@ def _check_throttle(
 
 
 def _rounds(setup: Setup, settings: Settings, log: Log) -> list[TrialResult]:
-    """Every arm once per round, in the same order: machine noise hits all arms alike."""
     results: list[TrialResult] = []
     for round_no in range(1, settings.rounds + 1):
-        for arm in setup.arms:
+        for arm in round_order(setup.arms, round_no):
             result = run_trial(
                 arm,
                 round_no,

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bench import tpgencli
-from bench.arms import Arm, substitute
+from bench.arms import Arm, round_order, substitute
 from bench.armset import Variant
 from bench.cache import configs, store
 from bench.cache.report import goals, noise, per_disk, rounds_table, table
@@ -322,12 +322,11 @@ def _prepare(
 
 
 def _rounds(setup: _Setup, settings: CacheSettings, log: Log) -> list[CacheTrial]:
-    """Every arm once per round, in the same order: machine noise hits all arms alike."""
     logs = setup.workdir / "logs"
     logs.mkdir(exist_ok=True)
     results = []
     for round_no in range(1, settings.rounds + 1):
-        for live in setup.live:
+        for live in round_order(setup.live, round_no):
             result = run_cache_trial(
                 live,
                 round_no,

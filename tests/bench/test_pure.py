@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.arms import perdisk_conf, relocate, single_root_conf, substitute
+from bench.arms import perdisk_conf, relocate, round_order, single_root_conf, substitute
 from bench.cli import _arm_file, _shape, _tuning_arm
 from bench.load import LoadResult, parse_summary
 from bench.output import write
@@ -224,3 +224,15 @@ def test_summary_reads_the_pairs_a_run_left(tmp_path: Path) -> None:
     text, ok = summary([combo], ["tpgen"])
     assert re.search(r"^fast-disk +12  tpgen ÷ perdisk +3\.00 +0\.50 ", text, re.MULTILINE), text
     assert ok
+
+
+def test_each_round_starts_one_arm_later_and_runs_every_arm_once() -> None:
+    arms = ["stock", "tpgen", "perdisk", "handwritten"]
+    orders = [round_order(arms, round_no) for round_no in range(1, 6)]
+    assert orders[0] == arms
+    assert orders[1] == ["tpgen", "perdisk", "handwritten", "stock"]
+    assert orders[4] == arms  # round 5 starts over
+    assert all(sorted(order) == sorted(arms) for order in orders)
+    # over len(arms) rounds every arm takes every place in the round once
+    assert all(sorted(o[place] for o in orders[:4]) == sorted(arms) for place in range(4))
+    assert round_order([], 3) == []
