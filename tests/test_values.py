@@ -20,6 +20,7 @@ from tpgen.spec.model import (
     CACHE_KEY_PREFIXES,
     CACHE_KEY_VARIABLES,
     RESERVED_DISK_NAMES,
+    CachePolicy,
     Tuning,
     Workload,
 )
@@ -518,6 +519,22 @@ SAMPLES: dict[tuple[str | int, ...], object] = {
     ("tuning", "directio"): "8MiB",
     ("tuning", "output_buffers"): "2MiB",
     ("tuning", "open_file_cache_max"): 1000,
+    ("workload", "slice"): "2MiB",
+    ("cache", "valid"): [{"status": [200, 206], "time": "1h"}],
+    ("cache", "min_uses"): 2,
+    ("cache", "lock"): False,
+    ("cache", "lock_timeout"): "10s",
+    ("cache", "lock_age"): "500ms",
+    ("cache", "use_stale"): ["error"],
+    ("cache", "ignore_headers"): ["Vary"],
+    ("cache", "bypass"): {"cookie": "nocache"},
+    ("cache", "revalidate"): False,
+    ("cache", "background_update"): False,
+    ("cache", "loader_files"): 5000,
+    ("cache", "manager_files"): 500,
+    ("cache", "loader_threshold"): "300ms",
+    ("cache", "debug_headers"): True,
+    ("cache", "trusted_networks"): ["10.0.0.0/8"],
 }
 
 
@@ -528,6 +545,7 @@ def test_every_optional_key_has_a_scope() -> None:
         for name in Workload.model_fields
         if name not in {"type", "avg_object_size"}
     }
+    optional |= {("cache", name) for name in CachePolicy.model_fields}
     assert set(SCOPES) == optional == set(SAMPLES)
 
 

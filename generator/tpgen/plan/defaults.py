@@ -216,7 +216,8 @@ RUN_DIR = "/run"
 LOG_DIR = "/var/log/nginx"
 # tpgen's choice: warnings (a full pool queue, a failed read) but not a client's hang-up (info).
 ERROR_LOG_LEVEL = "warn"
-ACCESS_LOG_FORMAT = "combined"  # nginx's predefined format
+# tpgen's own (plan/logs.py): combined, then the cache's verdict, the disk and the upstream's times.
+ACCESS_LOG_FORMAT = "tpgen"
 # Access log lines are written in 64 KiB batches, at the latest after 5 s: one write() per
 # batch instead of one per request (tpgen's choice; the bench: the log off is only 1.04x).
 ACCESS_LOG_BUFFER = 64 << 10
@@ -244,4 +245,64 @@ MIME_TYPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("video/webm", ("webm",)),
     ("application/vnd.apple.mpegurl", ("m3u8",)),
     ("application/dash+xml", ("mpd",)),
+)
+
+# ------------------------------------------------------------- slices (issue 13: byte ranges)
+# nginx drops a client's Range when it caches: a 1 KiB seek into a cold 64 MiB object fetched all
+# 64 MiB from the origin (measured, docs/operations.md). The slice module fetches and caches an
+# object in fixed slices instead. nginx's docs example and tpgen's choice: 1 MiB, so a cold seek
+# costs the origin at most two slices, and an HDD reads a slice in one seek plus ~5 ms of transfer.
+SLICE_SIZE = 1 << 20
+# `slice: auto` slices a cache whose objects average at least this much: smaller objects are a few
+# slices long, and each slice costs a keys-zone entry, a file and an origin request of its own.
+SLICE_AUTO_MIN_OBJECT = 8 << 20
+SLICE_RANGE = "$slice_range"
+
+# ---------------------------------------------------------- cache policy (issue 13: defaults)
+# nginx's own defaults, written out so `tpgen explain` shows them: a waiting request goes to the
+# origin itself after 5 s; a fill older than 5 s lets one more request try.
+CACHE_LOCK_TIMEOUT = "5s"
+CACHE_LOCK_AGE = "5s"
+# Every object is written on its first miss (nginx's default): a cache node's clients come back.
+CACHE_MIN_USES = 1
+# The cache loader and manager (proxy_cache_path). nginx's defaults: 100 files an iteration,
+# 200 ms an iteration at most, 50 ms between. A 4 TB disk of 1 MiB objects holds 3.8 million
+# files: at 100 an iteration the loader needs 38,000 iterations (at least half an hour of sleeps
+# alone) before the zone knows the disk, while every miss on an unknown key refetches. tpgen
+# sizes an iteration so the whole disk is indexed in LOADER_TARGET_ITERATIONS iterations.
+LOADER_FILES_DEFAULT = 100
+LOADER_TARGET_ITERATIONS = 3600
+LOADER_FILES_MAX = 10_000
+LOADER_THRESHOLD = "200ms"
+# The manager evicts at least what a disk can write in one iteration (nginx: 200 ms + 50 ms):
+# an HDD streams about 200 MB/s, so 50 MB an iteration; at 100 files of 32 KiB it would fall
+# behind the fills and the filesystem would fill to min_free.
+DISK_WRITE_BYTES_PER_ITERATION = {"hdd": 50 << 20, "ssd": 125 << 20, "nvme": 500 << 20}
+MANAGER_FILES_DEFAULT = 100
+MANAGER_FILES_MAX = 10_000
+# Debug headers (X-Cache-Status, X-Cache-Disk) go to these clients only, unless
+# cache.debug_headers: true: which disk holds a key tells an outsider how to aim a load at one
+# spindle.
+TRUSTED_NETWORKS = ("127.0.0.0/8", "::1/128")
+
+# ---------------------------------------------------------------- access log (issue 13)
+# One line per request with what the per-disk layout needs to be seen: the cache's verdict, the
+# disk, the upstream's address, status and times, the request's time, bytes and Range.
+LOG_FIELDS: tuple[tuple[str, str], ...] = (
+    ("time", "$time_iso8601"),
+    ("remote_addr", "$remote_addr"),
+    ("request", "$request"),
+    ("status", "$status"),
+    ("bytes_sent", "$bytes_sent"),
+    ("body_bytes_sent", "$body_bytes_sent"),
+    ("range", "$http_range"),
+    ("request_time", "$request_time"),
+    ("cache", "$upstream_cache_status"),
+    ("disk", "$tpgen_disk"),
+    ("upstream_addr", "$upstream_addr"),
+    ("upstream_status", "$upstream_status"),
+    ("upstream_connect_time", "$upstream_connect_time"),
+    ("upstream_header_time", "$upstream_header_time"),
+    ("upstream_response_time", "$upstream_response_time"),
+    ("user_agent", "$http_user_agent"),
 )

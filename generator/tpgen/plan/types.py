@@ -16,7 +16,7 @@ from tpgen.spec.units import nginx_size
 T = TypeVar("T")
 
 # How explain shows a value (render/explain.py holds the formats).
-Shown = Literal["text", "size", "mb", "words", "types", "valid", "headers", "servers"]
+Shown = Literal["text", "size", "mb", "words", "types", "valid", "headers", "servers", "formats"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,9 @@ class CacheZone:
     min_free: Decision[int] = field(metadata=feeds("min_free", "size"))
     inactive: Decision[str] = field(metadata=feeds("inactive"))
     use_temp_path: Decision[str] = field(metadata=feeds("use_temp_path"))
+    loader_files: Decision[int] | None = field(default=None, metadata=feeds("loader_files"))
+    loader_threshold: Decision[str] | None = field(default=None, metadata=feeds("loader_threshold"))
+    manager_files: Decision[int] | None = field(default=None, metadata=feeds("manager_files"))
 
     @property
     def label(self) -> str:
@@ -153,6 +156,9 @@ class Plan:
     default_type: Decision[str] = field(metadata=feeds("default_type"))
     access_log_file: Decision[str] = field(metadata=feeds("access_log"))
     access_log_format: Decision[str] = field(metadata=feeds("access_log format"))
+    log_formats: Decision[tuple[tuple[str, str, str], ...]] = field(
+        metadata=feeds("log_format", "formats")
+    )
     access_log_buffer: Decision[int] = field(metadata=feeds("access_log buffer", "size"))
     access_log_flush: Decision[str] = field(metadata=feeds("access_log flush"))
     server_tokens: Decision[str] = field(metadata=feeds("server_tokens"))
@@ -205,7 +211,16 @@ class Plan:
     proxy_cache_valid: Decision[CacheValid] | None = field(
         default=None, metadata=feeds("proxy_cache_valid", "valid")
     )
+    proxy_cache_min_uses: Decision[int] | None = field(
+        default=None, metadata=feeds("proxy_cache_min_uses")
+    )
     proxy_cache_lock: Decision[str] | None = field(default=None, metadata=feeds("proxy_cache_lock"))
+    proxy_cache_lock_timeout: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_cache_lock_timeout")
+    )
+    proxy_cache_lock_age: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_cache_lock_age")
+    )
     proxy_cache_revalidate: Decision[str] | None = field(
         default=None, metadata=feeds("proxy_cache_revalidate")
     )
@@ -215,9 +230,26 @@ class Plan:
     proxy_cache_use_stale: Decision[tuple[str, ...]] | None = field(
         default=None, metadata=feeds("proxy_cache_use_stale", "words")
     )
+    proxy_cache_ignore_headers: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("proxy_ignore_headers", "words")
+    )
+    proxy_cache_bypass: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("proxy_cache_bypass proxy_no_cache", "words")
+    )
     aio_write: Decision[str] | None = field(default=None, metadata=feeds("aio_write"))
     cache_headers: Decision[Headers] | None = field(
         default=None, metadata=feeds("add_header", "headers")
+    )
+    debug_header_values: Decision[Headers] | None = field(
+        default=None, metadata=feeds("map $tpgen_trusted (debug headers)", "headers")
+    )
+    trusted_networks: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("geo $tpgen_trusted", "words")
+    )
+    # byte ranges (plan/slice.py)
+    slice_size: Decision[int] | None = field(default=None, metadata=feeds("slice", "size"))
+    slice_range_header: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_set_header Range")
     )
     # the origin of a cache node
     origin_servers: Decision[tuple[Upstream, ...]] | None = field(
