@@ -28,7 +28,7 @@ class Origin:
         return self.log.read_text().splitlines() if self.log.exists() else []
 
 
-def _config(prefix: Path, port: int) -> str:
+def _config(prefix: Path, port: int, failing: bool) -> str:
     user = "user root;\n" if os.geteuid() == 0 else ""
     return f"""{user}worker_processes 1;
 pid {prefix}/origin.pid;
@@ -41,17 +41,19 @@ http {{
         listen 127.0.0.1:{port};
         root {prefix}/www;
         location /fail/ {{ return 502; }}
+        {"location / { return 502; }" if failing else ""}
     }}
 }}
 """
 
 
 @contextlib.contextmanager
-def origin_nginx(prefix: Path, nginx: str, port: int) -> Iterator[Origin]:
+def origin_nginx(prefix: Path, nginx: str, port: int, *, failing: bool = False) -> Iterator[Origin]:
+    """``failing``: every request is answered 502."""
     prefix.mkdir(parents=True, exist_ok=True)
     (prefix / "www").mkdir(exist_ok=True)
     conf = prefix / "origin.conf"
-    conf.write_text(_config(prefix, port), encoding="utf-8")
+    conf.write_text(_config(prefix, port, failing), encoding="utf-8")
     command = [nginx, "-p", str(prefix), "-e", "stderr", "-c", str(conf)]
     subprocess.run(command, check=True, capture_output=True, timeout=30)
     try:

@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import replace
@@ -14,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tpgen.api import cached_file, disk_for_key
+from tpgen.api import cache_target, disk_for_key
 from tpgen.commands import Console
 from tpgen.commands.purge import purge_plan
+from tpgen.ops.purge import entry_file
 from tpgen.plan import Decision, Plan, make_plan
 from tpgen.spec.load import spec_from_mapping
 
@@ -41,12 +43,14 @@ def origin(tmp_path: Path, nginx_binary: str) -> Iterator[Origin]:
         yield running
 
 
-def cache_plan(origin: Origin, slice_setting: str, **sections: Any) -> tuple[Plan, int]:
+def cache_plan(
+    source: Origin, slice_setting: str, upstreams: list[str] | None = None, **sections: Any
+) -> tuple[Plan, int]:
     listen, status = free_ports(2, start=27800)
     data = spec(
         "cache",
         workload={
-            "upstreams": [f"127.0.0.1:{origin.port}"],
+            "upstreams": upstreams or [f"127.0.0.1:{source.port}"],
             "avg_object_size": "64MiB",
             "slice": slice_setting,
         },
@@ -92,9 +96,11 @@ def test_a_1k_range_of_a_cold_64mib_object_costs_at_most_two_slices_and_assemble
         assert origin.bytes_sent() == BIG
         expected = disk_for_key(plan, key)
         assert _files(live) == {d: (64 if d == expected else 0) for d in ("d1", "d2", "d3")}
-        located = cached_file(live, key.encode(), 3000000)
-        assert (located.disk, located.range) == (expected, "bytes=2097152-3145727")
-        assert Path(located.path).is_file()
+        target = cache_target(live, key)
+        assert target.disk == expected
+        part, path = entry_file(target.to_dict(), 3000000)
+        assert part == "bytes=2097152-3145727"
+        assert Path(path).is_file()
     # each worker buffers its own lines: the order in the file is not the order of requests
     log = [json.loads(line) for line in Path(live.access_log).read_text().splitlines()]
     assert sorted((e["status"], e["cache"], e["disk"], e["range"]) for e in log) == [
@@ -191,3 +197,32 @@ def test_debug_headers_reach_trusted_clients_only(
         _, untrusted, body = fetch(f"http://127.0.0.1:{listen}/small.txt")
     assert body == b"hello"
     assert "x-cache-status" not in untrusted and "x-cache-disk" not in untrusted
+
+
+def test_an_origin_answering_502_fails_over_to_the_backup_within_the_timeout(
+    tmp_path: Path, nginx_binary: str
+) -> None:
+    bad_port, good_port = free_ports(2, start=27750)
+    with (
+        origin_nginx(tmp_path / "bad", nginx_binary, bad_port, failing=True) as bad,
+        origin_nginx(tmp_path / "good", nginx_binary, good_port) as good,
+    ):
+        (good.root / "x.txt").write_bytes(b"from the backup")
+        backup = f"127.0.0.1:{good_port}"
+        plan, listen = cache_plan(
+            bad,
+            "off",
+            [f"127.0.0.1:{bad_port}", backup],
+            origin={"servers": {backup: {"backup": True}}, "connect_timeout": "1s"},
+        )
+        assert [str(u) for u in plan.upstreams] == [f"127.0.0.1:{bad_port}", backup]
+        assert plan.proxy_next_upstream_timeout is not None
+        assert plan.proxy_next_upstream_timeout.value == "2s"
+        with running_nginx(plan, tmp_path / "cache", nginx_binary):
+            started = time.monotonic()
+            status, _, body = fetch(f"http://127.0.0.1:{listen}/x.txt")
+            elapsed = time.monotonic() - started
+        assert (status, body) == (200, b"from the backup")
+        assert elapsed < 2.0
+        assert [line.split()[1] for line in bad.requests()] == ["502"]
+        assert [line.split()[1] for line in good.requests()] == ["200"]

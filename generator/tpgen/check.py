@@ -76,7 +76,7 @@ def _offline_origin(plan: Plan) -> Decision[tuple[Upstream, ...]] | None:
     if plan.origin_servers is None:
         return None
     servers = tuple(
-        u if is_ip_host(u.host) else Upstream("127.0.0.1", u.port) for u in plan.upstreams
+        u if is_ip_host(u.host) else replace(u, host="127.0.0.1") for u in plan.upstreams
     )
     return replace(plan.origin_servers, value=servers)
 

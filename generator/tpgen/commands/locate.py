@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tpgen.api import bucket_for_key, cached_file, disk_for_key, load_plan
+from tpgen.api import bucket_for_key, cache_target, disk_for_key, load_plan
 from tpgen.commands import STANDARD, Console
 from tpgen.errors import EXIT_OK, BadInput, printable
+from tpgen.ops.purge import entry_file
 
 
 def locate(
@@ -24,7 +25,7 @@ def locate(
         # nginx hashes bytes: an argument that is not UTF-8 keeps its bytes (surrogateescape).
         line = f"{printable(key)}\t{bucket_for_key(plan, key)}\t{disk_for_key(plan, key)}"
         if offset is not None:
-            found = cached_file(plan, key.encode("utf-8", "surrogateescape"), offset)
-            line += f"\t{found.range or '-'}\t{printable(found.path)}"
+            part, path = entry_file(cache_target(plan, key).to_dict(), offset)
+            line += f"\t{part or '-'}\t{printable(path)}"
         console.say(line)
     return EXIT_OK

@@ -8,7 +8,7 @@ file and memory limits), ``cache`` (zones, keys zones' RAM, proxy_cache policy),
 (sendfile, open_file_cache, directio), ``split`` and ``buckets`` (which disk a key lives on),
 ``disks``, ``endpoints`` (listen, status, origin), ``process`` (user, pid, logs), ``responses``,
 ``policy`` (proxy_cache policy, debug headers), ``slice`` (byte ranges), ``housekeeping`` (the
-cache loader and manager).
+cache loader and manager), ``origins`` (failover, timeouts, TLS to the origin).
 `make_plan` only puts them together; `tpgen explain` prints the reasons.
 """
 
@@ -25,6 +25,7 @@ from tpgen.plan.io import (
     socket_fields,
 )
 from tpgen.plan.limits import check_node_limits
+from tpgen.plan.origins import origin_policy_fields
 from tpgen.plan.policy import proxy_cache_fields
 from tpgen.plan.process import process_fields
 from tpgen.plan.reads import pool_count
@@ -80,5 +81,6 @@ def _assemble(spec: NodeSpec, source: str) -> Plan:
         **proxy_cache_fields(spec, pool_count(spec)),
         **slice_fields(spec),
         **origin_fields(spec),
+        **origin_policy_fields(spec),
         **server_fields(spec),
     )

@@ -1,56 +1,42 @@
-"""Where nginx stores a key's cached file: ``<zone>/<levels of md5(key)>/<md5(key)>``.
-
-The same rule as ngx_http_file_cache_create_key and ngx_create_hashed_filename: the file name is
-the md5 of the cache key as nginx evaluated it (with ``$slice_range``'s ``bytes=START-END`` for
-a slice), and each level is taken from the end of that name. `tpgen locate --offset` and
-`tpgen purge` read it; plugins/module_utils/tpgen_cache_files.py repeats it for nodes without
-tpgen, and a test holds the two equal.
-"""
+"""Where a cache key's entry lives: the disk the plan picks, its zone directory, the zone's
+levels and the slice size. The file inside the zone (md5 of the key, levels from its end) is
+nginx's rule, computed on the node by tpgen.ops.purge, the one copy Ansible ships to nodes."""
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from tpgen.plan.buckets import disk_for_hash, murmur_hash2
 from tpgen.plan.types import Plan
 
 
-def slice_range(slice_size: int, offset: int) -> str:
-    """``$slice_range`` of the slice that holds byte ``offset``."""
-    start = offset // slice_size * slice_size
-    return f"bytes={start}-{start + slice_size - 1}"
-
-
-def cache_file(zone_path: str, levels: str, key: bytes) -> str:
-    digest = hashlib.md5(key, usedforsecurity=False).hexdigest()
-    parts, end = [], len(digest)
-    for width in (int(level) for level in levels.split(":")):
-        parts.append(digest[end - width : end])
-        end -= width
-    return "/".join([zone_path.rstrip("/"), *parts, digest])
-
-
 @dataclass(frozen=True)
-class CachedFile:
-    """One key's cache entry on a cache node: its disk, the key nginx hashed, and the file."""
+class CacheTarget:
+    """One cache key on a cache node, as the node side needs it to find the key's files."""
 
+    key: str  # the evaluated proxy_cache_key without $slice_range
     disk: str
-    key: bytes  # the evaluated cache key, + bytes=START-END for a slice
-    range: str | None  # the slice's $slice_range, None where objects are not sliced
-    path: str
+    dir: str  # the zone's directory (proxy_cache_path)
+    levels: str  # "1:2"
+    slice_bytes: int | None  # None where objects are not sliced
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
-def cached_file(plan: Plan, key: bytes, offset: int = 0) -> CachedFile:
-    """The cache file of ``key`` (the evaluated proxy_cache_key without ``$slice_range``) and,
-    where objects are sliced, of the slice that holds byte ``offset``. The disk is the key's:
-    the split key leaves the range out, so every slice of an object is on it."""
-    disk_name = disk_for_hash(plan.split, murmur_hash2(key))
+def cache_target(plan: Plan, key: str) -> CacheTarget:
+    """The disk the split picks for ``key`` (every slice of an object is on it: the split key
+    leaves the range out), and that disk's zone. Raises ValueError off a cache node."""
+    raw = key.encode("utf-8", "surrogateescape")  # nginx hashes bytes
+    disk_name = disk_for_hash(plan.split, murmur_hash2(raw))
     disk = next(d for d in plan.disks if d.name == disk_name)
     if disk.cache is None:
         raise ValueError("only a cache node keeps cache files")
-    part = slice_range(plan.slice_size.value, offset) if plan.slice_size else None
-    hashed = key + part.encode() if part else key
-    return CachedFile(
-        disk_name, hashed, part, cache_file(disk.cache.path, disk.cache.levels.value, hashed)
+    return CacheTarget(
+        key=key,
+        disk=disk_name,
+        dir=disk.cache.path,
+        levels=disk.cache.levels.value,
+        slice_bytes=plan.slice_size.value if plan.slice_size else None,
     )

@@ -186,8 +186,6 @@ ORIGIN_HOST_HEADER = "$host"
 CACHE_HEADERS = (("X-Cache-Status", "$upstream_cache_status"), ("X-Cache-Disk", "$tpgen_disk"))
 
 # --------------------------------------------------------------------------- origin, status
-# Idle connections each worker keeps to the upstream group: tpgen's choice, not benchmarked.
-UPSTREAM_KEEPALIVE = 32
 # The status server: stub_status at this location, for the node itself only (doctor and the
 # health check read it).
 STATUS_LOCATION = "/nginx_status"
@@ -306,3 +304,30 @@ LOG_FIELDS: tuple[tuple[str, str], ...] = (
     ("upstream_response_time", "$upstream_response_time"),
     ("user_agent", "$http_user_agent"),
 )
+
+# ----------------------------------------------------------------- origins (issue 13)
+# nginx's 60 s connect timeout holds a client a minute on a dead origin before the next one is
+# tried. An origin in a data centre answers a SYN in milliseconds; 5 s still covers two lost SYNs
+# (Linux retransmits after 1 s and 3 s). Sending and reading keep nginx's 60 s between two
+# operations, written out: a slow origin producing a large object is not a dead one.
+ORIGIN_CONNECT_TIMEOUT = "5s"
+ORIGIN_SEND_TIMEOUT = "60s"
+ORIGIN_READ_TIMEOUT = "60s"
+# nginx's default passes a request on after error and timeout only; an origin that answers
+# 502/503/504 is failing too, and a GET is safe to repeat (nginx never repeats a POST).
+ORIGIN_NEXT_UPSTREAM = ("error", "timeout", "http_502", "http_503", "http_504")
+# At most this many origins a request: past three the origin farm is down, not one server.
+ORIGIN_NEXT_TRIES_MAX = 3
+# nginx's defaults, written on every server line: one failure takes a server out for 10 s.
+ORIGIN_MAX_FAILS = 1
+ORIGIN_FAIL_TIMEOUT = "10s"
+# Idle connections to the origin from the whole node (all workers together): an origin serves
+# many edge nodes, each keeping this many at most, at least ORIGIN_KEEPALIVE_MIN a worker so a
+# burst of misses reuses connections instead of handshaking.
+ORIGIN_IDLE_PER_NODE = 512
+ORIGIN_KEEPALIVE_MIN = 8
+ORIGIN_KEEPALIVE_MAX = 64
+# TLS to the origin: Debian's CA bundle (package ca-certificates); a chain of leaf, intermediate
+# and root needs depth 2 (nginx's default 1 accepts only a leaf signed by the root itself).
+ORIGIN_CA_FILE = "/etc/ssl/certs/ca-certificates.crt"
+ORIGIN_VERIFY_DEPTH = 3

@@ -115,9 +115,23 @@ class DiskPlan:
 class Upstream:
     host: str
     port: int
+    # the server line's parameters (plan/origins.py); None: not written
+    weight: int | None = None
+    max_fails: int | None = None
+    fail_timeout: str | None = None
+    backup: bool = False
 
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """``weight=2 max_fails=1 fail_timeout=10s backup``: what follows the address."""
+        named = (("weight", self.weight), ("max_fails", self.max_fails))
+        words = [f"{name}={value}" for name, value in named if value is not None]
+        if self.fail_timeout is not None:
+            words.append(f"fail_timeout={self.fail_timeout}")
+        return (*words, "backup") if self.backup else tuple(words)
 
 
 class _ValueOf(Generic[T]):
@@ -263,6 +277,34 @@ class Plan:
     )
     resolver_addresses: Decision[tuple[str, ...]] | None = field(
         default=None, metadata=feeds("resolver", "words")
+    )
+    origin_scheme: Decision[str] | None = field(default=None, metadata=feeds("proxy_pass scheme"))
+    proxy_next_upstream: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("proxy_next_upstream", "words")
+    )
+    proxy_next_upstream_tries: Decision[int] | None = field(
+        default=None, metadata=feeds("proxy_next_upstream_tries")
+    )
+    proxy_connect_timeout: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_connect_timeout")
+    )
+    proxy_send_timeout: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_send_timeout")
+    )
+    proxy_read_timeout: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_read_timeout")
+    )
+    proxy_next_upstream_timeout: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_next_upstream_timeout")
+    )
+    proxy_ssl_name: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_ssl_name proxy_ssl_server_name")
+    )
+    proxy_ssl_trusted_certificate: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_ssl_trusted_certificate proxy_ssl_verify")
+    )
+    proxy_ssl_verify_depth: Decision[int] | None = field(
+        default=None, metadata=feeds("proxy_ssl_verify_depth")
     )
     # servers
     listen_address: Decision[str] = field(metadata=feeds("listen"))

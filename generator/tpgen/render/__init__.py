@@ -29,6 +29,7 @@ Kind = Literal[
     "duration",
     "levels",
     "quoted",
+    "number_param",
     "comment",
 ]
 
@@ -45,6 +46,8 @@ _ALLOWED: dict[str, re.Pattern[str]] = {
     "duration": re.compile(r"([0-9]+[A-Za-z]{0,2})+"),
     "levels": re.compile(r"[12](:[12]){0,2}"),
     "network": re.compile(r"[0-9A-Fa-f:.]+/[0-9]{1,3}"),
+    # a server line's parameter: weight=2, fail_timeout=10s, backup
+    "number_param": re.compile(r"[a-z_]+(=[0-9]+[a-z]{0,2})?"),
     # The inside of a '...' string (a log format): printable ASCII without ' and backslash, so
     # the string cannot end early or escape; $variables are the point of it.
     "quoted": re.compile(r"[ -&(-\[\]-~]+"),
@@ -60,6 +63,7 @@ _WHAT = {
     "duration": "an nginx duration like 7d or 1h30m",
     "levels": "cache levels like 1:2",
     "network": "a network in CIDR form like 10.0.0.0/8",
+    "number_param": "a parameter like weight=2, fail_timeout=10s or backup",
     "quoted": "printable ASCII without quotes ' or backslashes",
 }
 _MAX = 4096

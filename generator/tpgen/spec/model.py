@@ -434,6 +434,65 @@ class CachePolicy(Strict):
     )
 
 
+NEXT_UPSTREAM = (
+    "error", "timeout", "invalid_header",
+    "http_500", "http_502", "http_503", "http_504", "http_403", "http_404", "http_429",
+)  # fmt: skip
+TimeoutTime = Annotated[
+    str,
+    BeforeValidator(_durations_between(100, HOUR, milliseconds=True)),
+    WithJsonSchema(DURATION_SCHEMA),
+]
+FailTime = Annotated[
+    str,
+    BeforeValidator(_durations_between(SECOND, HOUR, milliseconds=False)),
+    WithJsonSchema(DURATION_SCHEMA),
+]
+
+
+class OriginServer(Strict):
+    """One upstream's parameters in the upstream group (nginx's `server ... weight= ...`)."""
+
+    weight: Annotated[int, Field(ge=1, le=1000), WHOLE] | None = None
+    max_fails: Annotated[int, Field(ge=0, le=1000), WHOLE] | None = None
+    fail_timeout: FailTime | None = Field(default=None, description="1s … 1h")
+    backup: Annotated[bool, BOOLEAN] | None = None
+
+
+class Origin(Strict):
+    """How a cache node reaches its origin: failover, timeouts, TLS (cache workload only)."""
+
+    servers: (
+        Annotated[
+            dict[Annotated[str, AfterValidator(_upstream)], OriginServer], Field(max_length=64)
+        ]
+        | None
+    ) = Field(default=None, description="per upstream (host:port as in workload.upstreams)")
+    max_fails: Annotated[int, Field(ge=0, le=1000), WHOLE] | None = None
+    fail_timeout: FailTime | None = Field(default=None, description="1s … 1h")
+    connect_timeout: TimeoutTime | None = Field(default=None, description="100ms … 1h")
+    send_timeout: TimeoutTime | None = Field(default=None, description="100ms … 1h")
+    read_timeout: TimeoutTime | None = Field(default=None, description="100ms … 1h")
+    next_upstream: (
+        Annotated[list[Literal[NEXT_UPSTREAM]], Field(max_length=len(NEXT_UPSTREAM))]  # type: ignore[valid-type]
+        | None
+    ) = Field(default=None, description="when a request tries the next origin; [] for never")
+    next_upstream_tries: Annotated[int, Field(ge=1, le=64), WHOLE] | None = None
+    next_upstream_timeout: TimeoutTime | None = Field(default=None, description="100ms … 1h")
+    keepalive: Annotated[int, Field(ge=1, le=10_000), WHOLE] | None = Field(
+        default=None, description="idle connections to the origin each worker keeps"
+    )
+    tls: Annotated[bool, BOOLEAN] | None = Field(
+        default=None, description="https to the origin, its certificate verified"
+    )
+    ca_file: Annotated[str, Field(pattern=MOUNT_RE), AfterValidator(_no_dotdot)] | None = Field(
+        default=None, description="CA bundle the origin's certificate is verified with"
+    )
+    server_name: Annotated[str, Field(pattern=HOSTNAME_RE, max_length=253)] | None = Field(
+        default=None, description="name sent (SNI) and verified; default: the upstreams' host"
+    )
+
+
 class Logging(Strict):
     format: Literal["combined", "tpgen", "json"] | None = Field(
         default=None, description="combined (nginx's), tpgen (cache status, disk, timing), json"
@@ -598,3 +657,4 @@ class NodeSpec(Strict):
     tuning: Tuning = Field(default_factory=Tuning)
     cache: CachePolicy = Field(default_factory=CachePolicy)
     logging: Logging = Field(default_factory=Logging)
+    origin: Origin = Field(default_factory=Origin)
