@@ -27,6 +27,14 @@ class Origin:
     def requests(self) -> list[str]:
         return self.log.read_text().splitlines() if self.log.exists() else []
 
+    def settled(self, count: int, timeout: float = 30.0) -> list[str]:
+        """The log once it holds ``count`` requests: the origin logs a request when its transfer
+        ends, which can be after the cache already answered its client."""
+        deadline = time.monotonic() + timeout
+        while len(self.requests()) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.requests()
+
 
 def _config(prefix: Path, port: int, failing: bool) -> str:
     user = "user root;\n" if os.geteuid() == 0 else ""

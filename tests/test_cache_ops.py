@@ -12,6 +12,7 @@ import yaml
 from tpgen.cli import main
 from tpgen.ops.purge import cache_file, entry_file, slice_range
 
+from .conftest import ROOT
 from .specs import disk, spec
 from .test_values import plan_of, refusal
 
@@ -294,3 +295,24 @@ def test_locate_offset_and_purge_refuse_an_origin_node(tmp_path: Path) -> None:
         2,
         "tpgen: a origin node keeps no cache: purge runs on cache nodes\n",
     )
+
+
+# ------------------------------------------------------------------------ media types
+def test_tpgens_types_add_to_the_bundled_map_without_a_duplicate() -> None:
+    import re
+
+    from tpgen.plan.defaults import MIME_TYPES
+
+    bundled = (ROOT / "generator" / "tpgen" / "data" / "mime.types").read_text()
+    theirs = {
+        ext
+        for match in re.finditer(r"^\s*[a-z]+/\S+\s+([^;]+);", bundled, re.MULTILINE)
+        for ext in match.group(1).split()
+    }
+    assert len(theirs) > 100 and {"svg", "woff2", "mp4", "m3u8", "ts"} <= theirs
+    ours = [ext for _, exts in MIME_TYPES for ext in exts]
+    assert len(ours) == len(set(ours))
+    assert not set(ours) & theirs
+    assert {"m4s", "mpd", "vtt", "aac"} <= set(ours)
+    plan = plan_of(spec("vod"))
+    assert plan.mime_types_file.value == "/etc/nginx/mime.types"

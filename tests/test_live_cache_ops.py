@@ -8,6 +8,7 @@ import io
 import json
 import os
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import replace
@@ -84,6 +85,7 @@ def test_a_1k_range_of_a_cold_64mib_object_costs_at_most_two_slices_and_assemble
     with running_nginx(plan, tmp_path / "cache", nginx_binary) as live:
         status, headers, body = fetch(url, {"Range": "bytes=3000000-3001023"})
         assert (status, body, headers["x-cache-status"]) == (206, blob[3000000:3001024], "MISS")
+        assert len(origin.settled(1)) == 1
         assert origin.bytes_sent() <= 2 * MIB
         assert origin.requests()[0].endswith('"bytes=2097152-3145727"')
         status, headers, body = fetch(url, {"Range": "bytes=3000000-3001023"})
@@ -93,6 +95,7 @@ def test_a_1k_range_of_a_cold_64mib_object_costs_at_most_two_slices_and_assemble
         assert status == 200
         assert hashlib.sha256(body).digest() == hashlib.sha256(blob).digest()
         # every slice once from the origin, all of them on the disk locate names for the key
+        assert len(origin.settled(64)) == 64
         assert origin.bytes_sent() == BIG
         expected = disk_for_key(plan, key)
         assert _files(live) == {d: (64 if d == expected else 0) for d in ("d1", "d2", "d3")}
@@ -126,6 +129,7 @@ def test_without_slices_a_1k_range_of_a_cold_object_fetches_all_of_it(
     with running_nginx(plan, tmp_path / "cache", nginx_binary):
         status, _, body = fetch(f"http://127.0.0.1:{listen}/big.bin", {"Range": "bytes=0-1023"})
         assert (status, len(body)) == (206, 1024)
+        assert len(origin.settled(1)) == 1
     assert origin.bytes_sent() == BIG
 
 
@@ -143,6 +147,7 @@ def test_a_split_key_with_the_slice_range_stores_a_slice_twice(
         # a client range that starts in slice 4, on whichever disk slice 4's range picks
         fetch(url, {"Range": f"bytes={4 * MIB + 10}-{4 * MIB + 20}"})
         fetch(url)  # the whole object: the disk slice 0's range picks, for all 16 slices
+        assert len(origin.settled(17)) == 17
         files = _files(live)
     assert sum(files.values()) == 17  # slice 4 twice
     assert origin.bytes_sent() == 17 * MIB
@@ -226,3 +231,53 @@ def test_an_origin_answering_502_fails_over_to_the_backup_within_the_timeout(
         assert elapsed < 2.0
         assert [line.split()[1] for line in bad.requests()] == ["502"]
         assert [line.split()[1] for line in good.requests()] == ["200"]
+
+
+def test_an_origin_node_serves_the_full_media_map_and_tpgens_additions(
+    tmp_path: Path, nginx_binary: str
+) -> None:
+    listen, status = free_ports(2, start=27850)
+    data = spec(
+        "origin",
+        disks=1,
+        listen={"address": "127.0.0.1", "port": listen},
+        status={"port": status},
+        node={"cores": 1, "memory": "4GiB"},
+        tuning={"worker_connections": 256, "open_file_cache_max": 100},
+    )
+    plan = make_plan(spec_from_mapping(data, "origin.yaml"), "origin.yaml")
+    types = {"a.svg": "image/svg+xml", "a.woff2": "font/woff2", "a.vtt": "text/vtt",
+             "a.m4s": "video/iso.segment", "a.aac": "audio/aac", "a.bin": "application/octet-stream"}  # fmt: skip
+    with running_nginx(plan, tmp_path, nginx_binary) as live:
+        root = Path(live.disks[0].dir)
+        for name in types:
+            (root / name).write_bytes(b"x")
+        served = {n: fetch(f"http://127.0.0.1:{listen}/{n}")[1]["content-type"] for n in types}
+    assert served == types
+
+
+def test_vod_answers_mp4_seeks_with_the_mp4_module_and_leaves_other_files_alone(
+    tmp_path: Path, nginx_binary: str
+) -> None:
+    listen, status = free_ports(2, start=27870)
+    data = spec(
+        "vod",
+        disks=1,
+        listen={"address": "127.0.0.1", "port": listen},
+        status={"port": status},
+        node={"cores": 1, "memory": "4GiB"},
+        tuning={"worker_connections": 256, "open_file_cache_max": 100},
+    )
+    plan = make_plan(spec_from_mapping(data, "vod.yaml"), "vod.yaml")
+    assert plan.mp4_buffer_size is not None and plan.mp4_buffer_size.value == MIB
+    with running_nginx(plan, tmp_path, nginx_binary) as live:
+        root = Path(live.disks[0].dir)
+        for name in ("film.mp4", "seg.ts"):
+            (root / name).write_bytes(b"not really a movie")
+        base = f"http://127.0.0.1:{listen}"
+        assert fetch(f"{base}/film.mp4")[2] == b"not really a movie"  # no seek: the file
+        assert fetch(f"{base}/seg.ts?start=1")[2] == b"not really a movie"
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            fetch(f"{base}/film.mp4?start=1")  # a seek: the module parses the (broken) index
+        assert refused.value.code == 500
+    assert "mp4" in Path(live.error_log).read_text()

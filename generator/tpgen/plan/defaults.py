@@ -226,23 +226,29 @@ STATUS_ACCESS_LOG = "off"
 # --------------------------------------------------------------------------- responses
 SERVER_TOKENS = "off"  # tpgen's choice: no nginx version in headers and error pages
 DEFAULT_TYPE = "application/octet-stream"  # nginx's and Debian's default_type
-# The media types a CDN node serves, by file extension; anything else is DEFAULT_TYPE.
+# The distribution's full map of media types (Debian's nginx-common; nginx.org's packages and a
+# source build install one at the same place), included on the node; the offline check includes
+# tpgen's bundled copy of Debian 12's (tpgen/data/mime.types) instead.
+MIME_TYPES_FILE = "/etc/nginx/mime.types"
+# What a CDN node serves that Debian 12's map lacks (anything else is DEFAULT_TYPE): streaming
+# segments and manifests, subtitles, audio, and a few web formats. None of these extensions is in
+# the bundled copy (a test holds it), so nginx never warns of a duplicate.
 MIME_TYPES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("text/html", ("html", "htm")),
-    ("text/plain", ("txt",)),
-    ("text/css", ("css",)),
-    ("application/javascript", ("js",)),
-    ("application/json", ("json",)),
-    ("image/jpeg", ("jpeg", "jpg")),
-    ("image/png", ("png",)),
-    ("image/webp", ("webp",)),
-    ("audio/mpeg", ("mp3",)),
-    ("video/mp4", ("mp4", "m4v")),
     ("video/iso.segment", ("m4s",)),
-    ("video/mp2t", ("ts",)),
-    ("video/webm", ("webm",)),
-    ("application/vnd.apple.mpegurl", ("m3u8",)),
     ("application/dash+xml", ("mpd",)),
+    ("video/mp4", ("cmfv",)),
+    ("audio/mp4", ("cmfa",)),
+    ("text/vtt", ("vtt",)),
+    ("application/ttml+xml", ("ttml",)),
+    ("application/x-subrip", ("srt",)),
+    ("audio/aac", ("aac",)),
+    ("audio/opus", ("opus",)),
+    ("audio/flac", ("flac",)),
+    ("audio/wav", ("wav",)),
+    ("video/x-matroska", ("mkv",)),
+    ("text/javascript", ("mjs",)),
+    ("image/heic", ("heic",)),
+    ("image/jxl", ("jxl",)),
 )
 
 # ------------------------------------------------------------- slices (issue 13: byte ranges)
@@ -331,3 +337,11 @@ ORIGIN_KEEPALIVE_MAX = 64
 # and root needs depth 2 (nginx's default 1 accepts only a leaf signed by the root itself).
 ORIGIN_CA_FILE = "/etc/ssl/certs/ca-certificates.crt"
 ORIGIN_VERIFY_DEPTH = 3
+
+# ------------------------------------------------------------------------- vod: mp4 (issue 13)
+# The mp4 module reads a file's index (moov) to answer ?start=/?end=: in one 1 MiB read (an HDD's
+# one seek, the vod output_buffers size) rather than nginx's 512k; an index may grow to 32 MiB (a
+# long film's sample table reaches ~20 MB; past the limit nginx answers 500). tpgen's choice, not
+# benchmarked.
+MP4_BUFFER = 1 << 20
+MP4_MAX_BUFFER = 32 << 20

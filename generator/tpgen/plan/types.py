@@ -166,6 +166,7 @@ class Plan:
     worker_connections: Decision[int] = field(metadata=feeds("worker_connections"))
     accept_mutex: Decision[str] = field(metadata=feeds("accept_mutex"))
     # http: responses, logs, I/O
+    mime_types_file: Decision[str] = field(metadata=feeds("include (media types)"))
     mime_types: Decision[MimeTypes] = field(metadata=feeds("types", "types"))
     default_type: Decision[str] = field(metadata=feeds("default_type"))
     access_log_file: Decision[str] = field(metadata=feeds("access_log"))
@@ -205,6 +206,12 @@ class Plan:
     )
     output_buffer_count: Decision[int] | None = field(
         default=None, metadata=feeds("output_buffers number")
+    )
+    mp4_buffer_size: Decision[int] | None = field(
+        default=None, metadata=feeds("mp4 mp4_buffer_size", "size")
+    )
+    mp4_max_buffer_size: Decision[int] | None = field(
+        default=None, metadata=feeds("mp4_max_buffer_size", "size")
     )
     # which disk a key lives on
     buckets: Decision[int] = field(metadata=feeds("split_clients buckets"))
