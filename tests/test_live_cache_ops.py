@@ -246,8 +246,14 @@ def test_an_origin_node_serves_the_full_media_map_and_tpgens_additions(
         tuning={"worker_connections": 256, "open_file_cache_max": 100},
     )
     plan = make_plan(spec_from_mapping(data, "origin.yaml"), "origin.yaml")
-    types = {"a.svg": "image/svg+xml", "a.woff2": "font/woff2", "a.vtt": "text/vtt",
-             "a.m4s": "video/iso.segment", "a.aac": "audio/aac", "a.bin": "application/octet-stream"}  # fmt: skip
+    types = {
+        "a.svg": "image/svg+xml",
+        "a.woff2": "font/woff2",
+        "a.vtt": "text/vtt",
+        "a.m4s": "video/iso.segment",
+        "a.aac": "audio/aac",
+        "a.bin": "application/octet-stream",
+    }
     with running_nginx(plan, tmp_path, nginx_binary) as live:
         root = Path(live.disks[0].dir)
         for name in types:
