@@ -188,6 +188,17 @@ def test_keepalive_shares_512_idle_connections_among_the_workers(
     assert plan.upstream_keepalive.value == keepalive
 
 
+def test_max_fails_0_is_kept_per_server_and_node_wide() -> None:
+    upstreams = ["192.0.2.1:80", "192.0.2.2:80", "192.0.2.3:80"]
+    own = {upstreams[0]: {"max_fails": 0}, upstreams[1]: {"max_fails": 2}}
+    plan = plan_of(
+        _cache(workload={"upstreams": upstreams}, origin={"max_fails": 3, "servers": own})
+    )
+    assert [u.max_fails for u in plan.upstreams] == [0, 2, 3]
+    plan = plan_of(_cache(workload={"upstreams": upstreams}, origin={"max_fails": 0}))
+    assert [u.max_fails for u in plan.upstreams] == [0, 0, 0]
+
+
 def test_per_server_options_backup_and_tls() -> None:
     upstreams = ["a.example.net:443", "b.example.net:443"]
     plan = plan_of(

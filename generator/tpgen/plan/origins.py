@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from tpgen.plan.defaults import (
     ORIGIN_CA_FILE,
@@ -21,10 +21,16 @@ from tpgen.plan.defaults import (
 )
 from tpgen.plan.types import Decision, Upstream, pick
 from tpgen.plan.workers import worker_count
-from tpgen.spec.model import NodeSpec
+from tpgen.spec.model import NodeSpec, OriginServer
 from tpgen.spec.units import format_duration, parse_duration
 
 _SET = "set in the spec (origin)"
+T = TypeVar("T")
+
+
+def _first(*values: T | None) -> T:
+    """The first value that is set (0 and False are set)."""
+    return next(v for v in values if v is not None)
 
 
 def with_server_options(servers: tuple[Upstream, ...], spec: NodeSpec) -> tuple[Upstream, ...]:
@@ -34,17 +40,14 @@ def with_server_options(servers: tuple[Upstream, ...], spec: NodeSpec) -> tuple[
     options = origin.servers or {}
     out = []
     for server in servers:
-        own = options.get(str(server))
+        own = options.get(str(server)) or OriginServer()
         out.append(
             replace(
                 server,
-                weight=own.weight if own else None,
-                max_fails=(own.max_fails if own and own.max_fails is not None else None)
-                or (origin.max_fails if origin.max_fails is not None else ORIGIN_MAX_FAILS),
-                fail_timeout=(own.fail_timeout if own else None)
-                or origin.fail_timeout
-                or ORIGIN_FAIL_TIMEOUT,
-                backup=bool(own and own.backup),
+                weight=own.weight,
+                max_fails=_first(own.max_fails, origin.max_fails, ORIGIN_MAX_FAILS),
+                fail_timeout=_first(own.fail_timeout, origin.fail_timeout, ORIGIN_FAIL_TIMEOUT),
+                backup=bool(own.backup),
             )
         )
     return tuple(out)
