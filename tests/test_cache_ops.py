@@ -327,3 +327,17 @@ def test_tpgens_types_add_to_the_bundled_map_without_a_duplicate() -> None:
     assert {"m4s", "mpd", "vtt", "aac"} <= set(ours)
     plan = plan_of(spec("vod"))
     assert plan.mime_types_file.value == "/etc/nginx/mime.types"
+
+
+def test_auto_doubles_the_slice_until_the_keys_fit_the_ram_budget() -> None:
+    # three 4 TB disks, 4 GiB: 1 MiB slices need ~1.3 GB of keys zones, the budget is 819 MB
+    plan = plan_of(_cache(workload={"avg_object_size": "64MiB"}, node={"memory": "4GiB"}))
+    assert plan.slice_size is not None and plan.slice_size.value == 2 * MIB
+    assert "(1.0 MiB slices would need 1,290 MB of keys zones, over the 819 MB budget)" in (
+        plan.slice_size.because
+    )
+    assert plan.keys_zone_budget_mb is not None
+    assert sum(d.cache.keys_zone_mb.value for d in plan.disks if d.cache) <= 819
+    # when no slice smaller than the objects fits, objects are fetched whole
+    whole = plan_of(_cache(workload={"avg_object_size": "8MiB"}, node={"memory": "1GiB"}))
+    assert whole.slice_size is None

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from tpgen.errors import Problem, SpecError
+from tpgen.plan.capacity import (
+    headroom_percent,
+    keys_budget_mb,
+    keys_ram_percent,
+    usable_bytes,
+    zone_keys_mb,
+)
 from tpgen.plan.defaults import (
     CACHE_LEVELS,
     DEFAULT_INACTIVE,
     DEFAULT_OBJECT_SIZE,
     DISK_DIR,
-    HEADROOM_PERCENT,
     KEYS_PER_MB,
-    KEYS_ZONE_RAM_PERCENT,
     MIN_FREE_FLOOR,
     MIN_FREE_PERCENT,
     USE_TEMP_PATH,
@@ -30,12 +34,11 @@ def object_size(spec: NodeSpec) -> int:
 
 
 def _max_size(spec: NodeSpec, disk: Disk) -> Decision[int]:
-    headroom = spec.tuning.headroom_percent
-    percent = headroom if headroom is not None else HEADROOM_PERCENT
     return Decision(
-        int(disk.size * (100 - percent) / 100),
-        f"{human_size(disk.size)} minus {percent:g}% headroom for the filesystem and temp files",
-        overridden=headroom is not None,
+        usable_bytes(spec, disk),
+        f"{human_size(disk.size)} minus {headroom_percent(spec):g}% headroom for the filesystem "
+        "and temp files",
+        overridden=spec.tuning.headroom_percent is not None,
     )
 
 
@@ -68,7 +71,7 @@ def cache_zone(spec: NodeSpec, disk: Disk) -> CacheZone | None:
     keys = max_size.value // size
     what = "slices" if size < object_size(spec) else "objects"
     keys_zone = Decision(
-        max(1, math.ceil(keys / KEYS_PER_MB)),
+        zone_keys_mb(max_size.value, size),
         f"{keys:,} {what} of {human_size(size)} fit; "
         f"one MB of keys_zone holds about {KEYS_PER_MB:,} keys",
     )
@@ -99,9 +102,9 @@ def keys_zone_budget(
     if spec.workload.type != "cache":
         return None
     percent = spec.tuning.keys_zone_ram_percent
-    ram_pct = percent if percent is not None else KEYS_ZONE_RAM_PERCENT
+    ram_pct = keys_ram_percent(spec)
     budget = Decision(
-        int(spec.node.memory * ram_pct / 100) >> 20,
+        keys_budget_mb(spec),
         f"{ram_pct:g}% of {human_size(spec.node.memory)} RAM; the rest is page cache "
         "and connection buffers",
         overridden=percent is not None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tpgen.plan.capacity import keys_budget_mb, keys_needed_mb
 from tpgen.plan.defaults import (
     DEFAULT_OBJECT_SIZE,
     SLICE_AUTO_MIN_OBJECT,
@@ -40,11 +41,23 @@ def slice_size(spec: NodeSpec) -> Decision[int] | None:
     size = spec.workload.avg_object_size or DEFAULT_OBJECT_SIZE["cache"]
     if size < SLICE_AUTO_MIN_OBJECT:
         return None
+    chosen = SLICE_SIZE
+    # one key per slice: a slice as small as the keys zones' RAM budget allows, from 1 MiB up
+    while chosen < size and keys_needed_mb(spec, chosen) > keys_budget_mb(spec):
+        chosen *= 2
+    if chosen >= size:
+        return None  # objects fetched whole; the budget check says what to change
+    fit = (
+        ""
+        if chosen == SLICE_SIZE
+        else f" ({human_size(SLICE_SIZE)} slices would need {keys_needed_mb(spec, SLICE_SIZE):,} "
+        f"MB of keys zones, over the {keys_budget_mb(spec):,} MB budget)"
+    )
     return Decision(
-        SLICE_SIZE,
+        chosen,
         f"objects average {human_size(size)} (at least {human_size(SLICE_AUTO_MIN_OBJECT)}): a "
-        f"seek into a cold object fetches {human_size(SLICE_SIZE)} slices from the origin, not "
-        "the whole object; 206 answers are cached per slice" + _ONE_DISK,
+        f"seek into a cold object fetches {human_size(chosen)} slices from the origin, not the "
+        f"whole object{fit}; 206 answers are cached per slice" + _ONE_DISK,
     )
 
 
