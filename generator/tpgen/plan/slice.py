@@ -3,7 +3,7 @@
 nginx drops a client's Range when it caches, so a seek into a cold object waits for the whole
 object from the origin. The slice module turns one request into requests of one slice each, each
 cached under the key plus ``$slice_range``. Every slice of an object stays on the disk the
-object's key picks: the split key leaves ``$slice_range`` out (docs/operations.md, "Byte ranges":
+object's key picks: the split key leaves ``$slice_range`` out (docs/spec.md, "Byte ranges":
 nginx evaluates the disk once per client request, so a split key with the range would put the
 same slice on different disks for different client ranges).
 """
