@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tpgen.check import rebased
+from tpgen.check import install_bundled_mime_types, rebased
 from tpgen.plan import Decision, Plan
 from tpgen.render import render_config
 
@@ -66,6 +66,7 @@ def _wait_for(port: int, deadline: float) -> None:
 def running_nginx(plan: Plan, prefix: Path, nginx: str) -> Iterator[Plan]:
     """Start nginx on the rebased plan; always stop it. Yields the rebased plan."""
     moved = rebased(plan, str(prefix / "root"))
+    install_bundled_mime_types(moved)
     for path in (moved.pid_path, moved.error_log, moved.access_log):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     if os.geteuid() == 0:

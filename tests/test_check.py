@@ -51,7 +51,8 @@ def test_the_rebased_plan_keeps_the_text_and_says_what_it_changed() -> None:
     assert all(a.split()[0] == b.split()[0] for a, b in changed)
     assert [line for _, line in changed if "keys_zone=" in line] == [
         f"    proxy_cache_path /tmp/prefix/srv/cache/d{i}/cache levels=1:2 keys_zone=cache_d{i}:1m "
-        f"max_size=35156250000k min_free=381469m inactive=7d use_temp_path=off;"
+        f"max_size=35156250000k min_free=381469m inactive=7d use_temp_path=off "
+        f"loader_files=10000 loader_threshold=200ms manager_files=400;"
         for i in (1, 2)
     ]
     assert moved.notes[1] == (

@@ -669,11 +669,12 @@ def live_nginx(open_tmp: Path, nginx_binary: str) -> Iterator[LiveNginx]:
     """nginx running the config tpgen renders, rebased into a temp directory; doctor's inputs."""
     require_root("nginx's rendered config switches to www-data")
     from tpgen import api
-    from tpgen.check import rebased
+    from tpgen.check import install_bundled_mime_types, rebased
 
     listen, status, origin = free_ports(3, start=26000 + os.getpid() % 500, stop=27000)
     spec = api.spec_from_mapping(_it_spec(listen, status, origin), "it.yaml")
     plan = rebased(api.make_plan(spec, "it.yaml"), str(open_tmp))
+    install_bundled_mime_types(plan)
     text = api.render_config(plan)
     disks = api.node_layout(plan).to_dict()["disks"]
     for entry in disks:

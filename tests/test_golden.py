@@ -73,6 +73,7 @@ def _directives(block: list[dict[str, Any]]) -> Iterator[str]:
             "types",
             "split_clients",
             "map",
+            "geo",
         ):  # entries, not directives
             yield from _directives(directive.get("block") or [])
 

@@ -97,7 +97,19 @@ BASES: dict[str, dict[str, Any]] = {
             "avg_object_size": "1MiB",
             "cache_key": "$scheme$host$request_uri",
             "inactive": "7d",
+            "slice": "1MiB",
         },
+        "cache": {
+            "valid": [{"status": [200, 206, "any"], "time": "10m"}],
+            "lock_timeout": "5s",
+            "lock_age": "5s",
+            "use_stale": ["error", "updating"],
+            "ignore_headers": ["Vary"],
+            "bypass": {"header": "X-Bypass", "cookie": "nocache"},
+            "loader_threshold": "200ms",
+            "trusted_networks": ["10.0.0.0/8"],
+        },
+        "logging": {"format": "json", "path": "/var/log/nginx/cache.log", "buffer": "64KiB"},
         "listen": {"address": "0.0.0.0", "port": 80},
         "status": {"address": "127.0.0.1", "port": 8081},
         "tuning": TUNING,
@@ -106,6 +118,18 @@ BASES: dict[str, dict[str, Any]] = {
     "cache-ip": {
         "node": {"name": "node-2", "cores": 4, "memory": "32GiB"},
         "workload": {"type": "cache", "upstreams": ["192.0.2.10:8080", "[2001:db8::10]:80"]},
+        "origin": {
+            "servers": {"192.0.2.10:8080": {"weight": 2, "fail_timeout": "10s"}},
+            "fail_timeout": "10s",
+            "connect_timeout": "5s",
+            "send_timeout": "60s",
+            "read_timeout": "60s",
+            "next_upstream": ["error", "http_502"],
+            "next_upstream_timeout": "10s",
+            "tls": True,
+            "ca_file": "/etc/ssl/certs/ca-certificates.crt",
+            "server_name": "origin.example.net",
+        },
         "listen": {"address": "::", "port": 80},
         "status": {"address": "::1", "port": 8081},
         "tuning": TUNING,
@@ -174,6 +198,13 @@ def test_the_schema_walk_finds_the_string_fields() -> None:
         ("tuning", "user"),
         ("tuning", "worker_processes"),
         ("tuning", "keepalive_timeout"),
+        ("workload", "slice"),
+        ("cache", "bypass", "header"),
+        ("cache", "trusted_networks", 0),
+        ("cache", "valid", 0, "time"),
+        ("origin", "ca_file"),
+        ("origin", "server_name"),
+        ("logging", "path"),
     ]:
         assert expected in STRING_FIELDS
 
@@ -183,6 +214,8 @@ def _set(data: Any, path: FieldPath, value: Any) -> None:
         if isinstance(part, str):
             data = data.setdefault(part, [] if isinstance(after, int) else {})
         else:
+            while len(data) <= part:  # a list the base leaves out or empty
+                data.append([] if isinstance(after, int) else {})
             data = data[part]
     last = path[-1]
     if isinstance(last, int):
@@ -221,7 +254,12 @@ def _yaml(data: Any, indent: str = "") -> str:
     return "\n".join(lines)
 
 
-SHAPELESS_BLOCKS = {"map", "split_clients", "types"}  # their entries are data, not directives
+SHAPELESS_BLOCKS = {
+    "map",
+    "split_clients",
+    "types",
+    "geo",
+}  # their entries are data, not directives
 
 
 def _tree(text: str, tmp: Path) -> tuple[Any, ...]:

@@ -97,6 +97,48 @@ def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
         tuning["directio"] = draw(st.sampled_from(["4KiB", "512KiB", "1TiB"]))
     if tuning:
         data["tuning"] = tuning
+    return _issue13_sections(draw, data)
+
+
+def _issue13_sections(draw: st.DrawFn, data: dict[str, Any]) -> dict[str, Any]:
+    """Issue 13's sections: the log; on a cache, slices, the policy, the origin's failover."""
+    if draw(st.integers(0, 3)) == 0:
+        data["logging"] = {
+            "format": draw(st.sampled_from(["tpgen", "json", "combined"])),
+            "buffer": draw(st.sampled_from(["4KiB", "1MiB", "16MiB"])),
+        }
+    if data["workload"]["type"] != "cache":
+        return data
+    workload = data["workload"]
+    if draw(st.integers(0, 2)) == 0:
+        workload["slice"] = draw(st.sampled_from(["auto", "off", "64KiB", "1MiB", "1GiB"]))
+    if draw(st.booleans()):
+        data["cache"] = {
+            "valid": [
+                {
+                    "status": draw(st.sampled_from([[200, 206], ["any"], [206, 404]])),
+                    "time": draw(st.sampled_from(["0", "1s", "365d"])),
+                }
+            ],
+            "min_uses": draw(st.integers(1, 1000)),
+            "lock_timeout": draw(st.sampled_from(["100ms", "1h"])),
+            "use_stale": draw(st.sampled_from([[], ["error", "updating"]])),
+            "ignore_headers": draw(st.sampled_from([[], ["Vary", "Set-Cookie"]])),
+            "bypass": draw(st.sampled_from([{"header": "X-B"}, {"cookie": "nc"}])),
+            "loader_files": draw(st.integers(1, 1_000_000)),
+            "trusted_networks": draw(st.sampled_from([["10.0.0.0/8"], ["2001:db8::/32"]])),
+        }
+    if draw(st.booleans()) and not workload.get("resolver"):
+        first = workload["upstreams"][0]
+        data["origin"] = {
+            "servers": {first: {"weight": draw(st.integers(1, 5)), "max_fails": 0}},
+            "connect_timeout": draw(st.sampled_from(["100ms", "5s", "1h"])),
+            "next_upstream": draw(st.sampled_from([[], ["error", "http_502"]])),
+            "next_upstream_tries": draw(st.integers(1, 64)),
+            "keepalive": draw(st.integers(1, 10_000)),
+        }
+        if draw(st.booleans()):
+            data["origin"].update(tls=True, server_name="origin.example.net")
     return data
 
 
@@ -154,6 +196,13 @@ CORRUPTIONS = [
     ("tuning", "buckets", 333),
     ("tuning", "unknown_knob", 3),
     ("top", "extra", {"a": 1}),
+    ("workload", "slice", "65000"),
+    ("workload", "slice", "32KiB"),
+    ("cache", "valid", [{"status": [299], "time": "1m"}]),
+    ("cache", "lock_timeout", "-5s"),
+    ("cache", "use_stale", ["sometimes"]),
+    ("origin", "connect_timeout", "-1s"),
+    ("logging", "format", "xml"),
 ]
 
 

@@ -20,6 +20,8 @@ from tpgen.spec.model import (
     CACHE_KEY_PREFIXES,
     CACHE_KEY_VARIABLES,
     RESERVED_DISK_NAMES,
+    CachePolicy,
+    Origin,
     Tuning,
     Workload,
 )
@@ -518,6 +520,35 @@ SAMPLES: dict[tuple[str | int, ...], object] = {
     ("tuning", "directio"): "8MiB",
     ("tuning", "output_buffers"): "2MiB",
     ("tuning", "open_file_cache_max"): 1000,
+    ("workload", "slice"): "2MiB",
+    ("cache", "valid"): [{"status": [200, 206], "time": "1h"}],
+    ("cache", "min_uses"): 2,
+    ("cache", "lock"): False,
+    ("cache", "lock_timeout"): "10s",
+    ("cache", "lock_age"): "500ms",
+    ("cache", "use_stale"): ["error"],
+    ("cache", "ignore_headers"): ["Vary"],
+    ("cache", "bypass"): {"cookie": "nocache"},
+    ("cache", "revalidate"): False,
+    ("cache", "background_update"): False,
+    ("cache", "loader_files"): 5000,
+    ("cache", "manager_files"): 500,
+    ("cache", "loader_threshold"): "300ms",
+    ("cache", "debug_headers"): True,
+    ("cache", "trusted_networks"): ["10.0.0.0/8"],
+    ("origin", "servers"): {"origin.example.net:8080": {"weight": 2}},
+    ("origin", "max_fails"): 3,
+    ("origin", "fail_timeout"): "30s",
+    ("origin", "connect_timeout"): "2s",
+    ("origin", "send_timeout"): "30s",
+    ("origin", "read_timeout"): "30s",
+    ("origin", "next_upstream"): ["error"],
+    ("origin", "next_upstream_tries"): 2,
+    ("origin", "next_upstream_timeout"): "4s",
+    ("origin", "keepalive"): 16,
+    ("origin", "tls"): True,
+    ("origin", "ca_file"): "/etc/ssl/certs/ca-certificates.crt",
+    ("origin", "server_name"): "origin.example.net",
 }
 
 
@@ -528,12 +559,22 @@ def test_every_optional_key_has_a_scope() -> None:
         for name in Workload.model_fields
         if name not in {"type", "avg_object_size"}
     }
+    optional |= {("cache", name) for name in CachePolicy.model_fields}
+    optional |= {("origin", name) for name in Origin.model_fields}
     assert set(SCOPES) == optional == set(SAMPLES)
+
+
+# Keys that take effect only with another: set together (origin.tls alone applies anywhere it
+# applies, so the scope test stays about the key itself).
+NEEDS = {("origin", "ca_file"): ("tls", True), ("origin", "server_name"): ("tls", True)}
 
 
 def _with(data: dict[str, Any], path: tuple[str | int, ...]) -> dict[str, Any]:
     section, key = path
     data.setdefault(str(section), {})[str(key)] = SAMPLES[path]
+    if path in NEEDS and data["workload"]["type"] == "cache":
+        other, value = NEEDS[path]
+        data[str(section)][other] = value
     return data
 
 

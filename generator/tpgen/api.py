@@ -33,6 +33,7 @@ from tpgen.plan.buckets import (
 )
 
 # The node layout: the one contract from the controller to the node.
+from tpgen.plan.cachefiles import CacheTarget, cache_target
 from tpgen.plan.layout import DiskLayout, NodeLayout, node_layout
 from tpgen.plan.remap import Remap, compare
 from tpgen.render import render_config as _render
@@ -50,6 +51,7 @@ from tpgen.spec.model import NodeSpec
 __all__ = [
     "SPLIT_STEPS",
     "BucketMap",
+    "CacheTarget",
     "CheckResult",
     "DiskLayout",
     "LineMap",
@@ -66,6 +68,7 @@ __all__ = [
     "assign_buckets",
     "bucket_for_key",
     "build_map",
+    "cache_target",
     "check_plan",
     "compare",
     "disk_for_hash",

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, replace
+from importlib import resources
 from pathlib import Path
 
 from tpgen.errors import NginxUnavailable
@@ -76,7 +77,7 @@ def _offline_origin(plan: Plan) -> Decision[tuple[Upstream, ...]] | None:
     if plan.origin_servers is None:
         return None
     servers = tuple(
-        u if is_ip_host(u.host) else Upstream("127.0.0.1", u.port) for u in plan.upstreams
+        u if is_ip_host(u.host) else replace(u, host="127.0.0.1") for u in plan.upstreams
     )
     return replace(plan.origin_servers, value=servers)
 
@@ -107,6 +108,7 @@ def rebased(plan: Plan, prefix: str) -> Plan:
     return replace(
         plan,
         pid_file=_moved(plan.pid_file, prefix),
+        mime_types_file=_moved(plan.mime_types_file, prefix),
         error_log_file=_moved(plan.error_log_file, prefix),
         access_log_file=_moved(plan.access_log_file, prefix),
         disks=disks,
@@ -115,7 +117,16 @@ def rebased(plan: Plan, prefix: str) -> Plan:
     )
 
 
+def install_bundled_mime_types(plan: Plan) -> None:
+    """The rebased plan's include of media types: tpgen's copy of Debian 12's map, so the check
+    needs no nginx configuration on the checking machine."""
+    target = Path(plan.mime_types_file.value)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(resources.files("tpgen").joinpath("data/mime.types").read_bytes())
+
+
 def _prepare_dirs(plan: Plan) -> None:
+    install_bundled_mime_types(plan)
     for path in (plan.pid_path, plan.error_log, plan.access_log):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     for disk in plan.serving_disks:

@@ -174,11 +174,43 @@ def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
 @cli.command()
 @click.argument("spec", type=click.Path())
 @click.argument("keys", nargs=-1, required=True)
-def locate(spec: str, keys: Sequence[str]) -> int:
+@click.option(
+    "--offset",
+    type=SizeType(),
+    default=None,
+    help="A byte of the object (cache nodes): also print its slice's range and cache file.",
+)
+def locate(spec: str, keys: Sequence[str], offset: int | None) -> int:
     """Print KEY, bucket and disk for each cache key (or URI on origin/vod)."""
     from tpgen.commands.locate import locate as command
 
-    return _run(lambda console: command(spec, keys, console=console))
+    return _run(lambda console: command(spec, keys, offset=offset, console=console))
+
+
+@cli.command()
+@click.argument("spec", type=click.Path())
+@click.argument("keys", nargs=-1, required=True)
+@click.option("--dry-run", is_flag=True, help="Print the files; remove nothing.")
+@click.option(
+    "--probe-size",
+    type=SizeType(),
+    default="64GiB",
+    show_default=True,
+    help="A sliced object whose first slice is not cached: look for slices up to this size.",
+)
+def purge(spec: str, keys: Sequence[str], dry_run: bool, probe_size: int) -> int:
+    """Remove the cached files of each cache KEY from this node's disks.
+
+    KEY is the evaluated cache key (default $scheme$host$request_uri, e.g.
+    httpcdn.example.net/video/a.mp4): nginx OSS has no purge of its own.
+    """
+    from tpgen.commands.purge import purge as command
+
+    return _run(
+        lambda console: command(
+            spec, keys, dry_run=dry_run, probe_bytes=probe_size, console=console
+        )
+    )
 
 
 @cli.command()

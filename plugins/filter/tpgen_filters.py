@@ -82,6 +82,18 @@ def tpgen_disk_for_key(spec: Any, key: Any, source: str = "tpgen_spec") -> Any:
     return str(api.disk_for_key(plan, str(key)))
 
 
+def tpgen_cache_targets(spec: Any, keys: Any, source: str = "tpgen_spec") -> list[dict[str, Any]]:
+    """For each cache key: its disk, the disk's zone directory and levels, the slice size (what
+    the module tpgen_purge needs on the node); a single key may be given as a string."""
+    plan = _plan(spec, source)
+    api = _api()
+    items = [keys] if isinstance(keys, str) else list(keys)
+    try:
+        return [dict(api.cache_target(plan, str(key)).to_dict()) for key in items]
+    except ValueError as exc:
+        raise AnsibleFilterError(f"tpgen_cache_targets: {exc}") from None
+
+
 class FilterModule:
     """tpgen filters."""
 
@@ -90,4 +102,5 @@ class FilterModule:
             "tpgen_node_spec": tpgen_node_spec,
             "tpgen_node_layout": tpgen_node_layout,
             "tpgen_disk_for_key": tpgen_disk_for_key,
+            "tpgen_cache_targets": tpgen_cache_targets,
         }

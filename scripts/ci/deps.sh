@@ -90,6 +90,8 @@ check_system() {
   need umount mount
   need mkfs.ext4 e2fsprogs
   need mkfs.xfs xfsprogs
+  # nginx -t of a config with TLS to the origin reads Debian's CA bundle (tests/cases/cache-origin-tls)
+  [[ -r /etc/ssl/certs/ca-certificates.crt ]] || want ca-certificates
 }
 
 # Molecule runs dockerd itself when no daemon answers; the engine (dockerd, containerd, runc)

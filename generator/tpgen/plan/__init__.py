@@ -6,14 +6,16 @@ Pure functions only: no I/O, no templates. One module per concern, each returnin
 ``pools`` (thread pools), ``limits`` (the node's thread,
 file and memory limits), ``cache`` (zones, keys zones' RAM, proxy_cache policy), ``io``
 (sendfile, open_file_cache, directio), ``split`` and ``buckets`` (which disk a key lives on),
-``disks``, ``endpoints`` (listen, status, origin), ``process`` (user, pid, logs), ``responses``.
+``disks``, ``endpoints`` (listen, status, origin), ``process`` (user, pid, logs), ``responses``,
+``policy`` (proxy_cache policy, debug headers), ``slice`` (byte ranges), ``housekeeping`` (the
+cache loader and manager), ``origins`` (failover, timeouts, TLS to the origin).
 `make_plan` only puts them together; `tpgen explain` prints the reasons.
 """
 
 from __future__ import annotations
 
 from tpgen.errors import SpecError
-from tpgen.plan.cache import keys_zone_budget, proxy_cache_fields
+from tpgen.plan.cache import keys_zone_budget
 from tpgen.plan.disks import disk_plans
 from tpgen.plan.endpoints import origin_fields, server_fields
 from tpgen.plan.io import (
@@ -23,9 +25,12 @@ from tpgen.plan.io import (
     socket_fields,
 )
 from tpgen.plan.limits import check_node_limits
+from tpgen.plan.origins import origin_policy_fields
+from tpgen.plan.policy import proxy_cache_fields
 from tpgen.plan.process import process_fields
 from tpgen.plan.reads import pool_count
 from tpgen.plan.responses import response_fields
+from tpgen.plan.slice import slice_fields
 from tpgen.plan.split import split_fields
 from tpgen.plan.types import CacheZone, Decision, DiskPlan, Plan, ThreadPool, Upstream
 from tpgen.plan.workers import event_fields
@@ -74,6 +79,8 @@ def _assemble(spec: NodeSpec, source: str) -> Plan:
         **directio_fields(spec),
         **split,
         **proxy_cache_fields(spec, pool_count(spec)),
+        **slice_fields(spec),
         **origin_fields(spec),
+        **origin_policy_fields(spec),
         **server_fields(spec),
     )

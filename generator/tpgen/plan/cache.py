@@ -2,32 +2,28 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from typing import Any
 
 from tpgen.errors import Problem, SpecError
+from tpgen.plan.capacity import (
+    headroom_percent,
+    keys_budget_mb,
+    keys_ram_percent,
+    usable_bytes,
+    zone_keys_mb,
+)
 from tpgen.plan.defaults import (
-    AIO_WRITE,
-    CACHE_BACKGROUND_UPDATE,
-    CACHE_HEADERS,
     CACHE_LEVELS,
-    CACHE_LOCK,
-    CACHE_REVALIDATE,
-    CACHE_USE_STALE,
-    CACHE_VALID,
     DEFAULT_INACTIVE,
     DEFAULT_OBJECT_SIZE,
     DISK_DIR,
-    HEADROOM_PERCENT,
     KEYS_PER_MB,
-    KEYS_ZONE_RAM_PERCENT,
     MIN_FREE_FLOOR,
     MIN_FREE_PERCENT,
-    ORIGIN_HOST_HEADER,
     USE_TEMP_PATH,
 )
-from tpgen.plan.split import cache_key
+from tpgen.plan.housekeeping import zone_housekeeping
+from tpgen.plan.slice import slice_size, stored_object_size
 from tpgen.plan.types import CacheZone, Decision, DiskPlan
 from tpgen.spec.model import Disk, NodeSpec
 from tpgen.spec.units import human_size
@@ -38,12 +34,11 @@ def object_size(spec: NodeSpec) -> int:
 
 
 def _max_size(spec: NodeSpec, disk: Disk) -> Decision[int]:
-    headroom = spec.tuning.headroom_percent
-    percent = headroom if headroom is not None else HEADROOM_PERCENT
     return Decision(
-        int(disk.size * (100 - percent) / 100),
-        f"{human_size(disk.size)} minus {percent:g}% headroom for the filesystem and temp files",
-        overridden=headroom is not None,
+        usable_bytes(spec, disk),
+        f"{human_size(disk.size)} minus {headroom_percent(spec):g}% headroom for the filesystem "
+        "and temp files",
+        overridden=spec.tuning.headroom_percent is not None,
     )
 
 
@@ -71,12 +66,13 @@ def cache_zone(spec: NodeSpec, disk: Disk) -> CacheZone | None:
     """A cache node's zone on a disk that stays in the config (draining ones keep theirs)."""
     if spec.workload.type != "cache" or disk.state == "failed":
         return None
-    size = object_size(spec)
+    size = stored_object_size(spec, object_size(spec))
     max_size = _max_size(spec, disk)
     keys = max_size.value // size
+    what = "slices" if size < object_size(spec) else "objects"
     keys_zone = Decision(
-        max(1, math.ceil(keys / KEYS_PER_MB)),
-        f"{keys:,} objects of {human_size(size)} fit; "
+        zone_keys_mb(max_size.value, size),
+        f"{keys:,} {what} of {human_size(size)} fit; "
         f"one MB of keys_zone holds about {KEYS_PER_MB:,} keys",
     )
     return CacheZone(
@@ -95,6 +91,7 @@ def cache_zone(spec: NodeSpec, disk: Disk) -> CacheZone | None:
             "a fill's temp file is written on its own disk, so storing it is a rename, not a "
             "copy across disks",
         ),
+        **zone_housekeeping(spec, disk, keys, size),
     )
 
 
@@ -105,9 +102,9 @@ def keys_zone_budget(
     if spec.workload.type != "cache":
         return None
     percent = spec.tuning.keys_zone_ram_percent
-    ram_pct = percent if percent is not None else KEYS_ZONE_RAM_PERCENT
+    ram_pct = keys_ram_percent(spec)
     budget = Decision(
-        int(spec.node.memory * ram_pct / 100) >> 20,
+        keys_budget_mb(spec),
         f"{ram_pct:g}% of {human_size(spec.node.memory)} RAM; the rest is page cache "
         "and connection buffers",
         overridden=percent is not None,
@@ -119,55 +116,15 @@ def keys_zone_budget(
                 Problem(
                     ("workload", "avg_object_size"),
                     f"keys_zones need {total} MB but the RAM budget is {budget.value} MB "
-                    f"({ram_pct:g}% of node.memory): raise avg_object_size, add memory, raise "
-                    "tuning.headroom_percent, or raise tuning.keys_zone_ram_percent",
+                    f"({ram_pct:g}% of node.memory): "
+                    + (
+                        "raise workload.slice (one key per slice), add memory, raise "
+                        if slice_size(spec) is not None
+                        else "raise avg_object_size, add memory, raise "
+                    )
+                    + "tuning.headroom_percent, or raise tuning.keys_zone_ram_percent",
                     source,
                 )
             ]
         )
     return budget
-
-
-def proxy_cache_fields(spec: NodeSpec, pools: int) -> dict[str, Any]:
-    """How a cache node serves from and fills its zones (None on origin and vod)."""
-    if spec.workload.type != "cache":
-        return {}
-    return {
-        "proxy_cache_key": cache_key(spec),
-        "origin_host_header": Decision(
-            ORIGIN_HOST_HEADER,
-            "the origin sees the Host the client asked for, not the upstream's name: one origin "
-            "may serve several sites",
-        ),
-        "proxy_cache_valid": Decision(
-            CACHE_VALID,
-            "an answer is served from the cache for 10 minutes before it is revalidated; a 404 "
-            "only a minute, so a new object appears soon",
-        ),
-        "proxy_cache_lock": Decision(
-            CACHE_LOCK,
-            "one fill per key: concurrent misses wait for the first instead of all going to "
-            "the origin",
-        ),
-        "proxy_cache_revalidate": Decision(
-            CACHE_REVALIDATE,
-            "an expired object is revalidated with a conditional request: a 304 keeps the copy",
-        ),
-        "proxy_cache_background_update": Decision(
-            CACHE_BACKGROUND_UPDATE,
-            "the stale copy is served while the update runs in the background",
-        ),
-        "proxy_cache_use_stale": Decision(
-            CACHE_USE_STALE,
-            "while the origin errs, times out or is being asked, clients get the stale copy",
-        ),
-        "aio_write": (
-            Decision(AIO_WRITE, "fills are written through the disk's pool too (nginx 1.9.13+)")
-            if pools
-            else None
-        ),
-        "cache_headers": Decision(
-            CACHE_HEADERS,
-            "every answer says whether it was a hit and which disk holds it (always: errors too)",
-        ),
-    }

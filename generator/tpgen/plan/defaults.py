@@ -186,8 +186,6 @@ ORIGIN_HOST_HEADER = "$host"
 CACHE_HEADERS = (("X-Cache-Status", "$upstream_cache_status"), ("X-Cache-Disk", "$tpgen_disk"))
 
 # --------------------------------------------------------------------------- origin, status
-# Idle connections each worker keeps to the upstream group: tpgen's choice, not benchmarked.
-UPSTREAM_KEEPALIVE = 32
 # The status server: stub_status at this location, for the node itself only (doctor and the
 # health check read it).
 STATUS_LOCATION = "/nginx_status"
@@ -216,7 +214,8 @@ RUN_DIR = "/run"
 LOG_DIR = "/var/log/nginx"
 # tpgen's choice: warnings (a full pool queue, a failed read) but not a client's hang-up (info).
 ERROR_LOG_LEVEL = "warn"
-ACCESS_LOG_FORMAT = "combined"  # nginx's predefined format
+# tpgen's own (plan/logs.py): combined, then the cache's verdict, the disk and the upstream's times.
+ACCESS_LOG_FORMAT = "tpgen"
 # Access log lines are written in 64 KiB batches, at the latest after 5 s: one write() per
 # batch instead of one per request (tpgen's choice; the bench: the log off is only 1.04x).
 ACCESS_LOG_BUFFER = 64 << 10
@@ -227,21 +226,122 @@ STATUS_ACCESS_LOG = "off"
 # --------------------------------------------------------------------------- responses
 SERVER_TOKENS = "off"  # tpgen's choice: no nginx version in headers and error pages
 DEFAULT_TYPE = "application/octet-stream"  # nginx's and Debian's default_type
-# The media types a CDN node serves, by file extension; anything else is DEFAULT_TYPE.
+# The distribution's full map of media types (Debian's nginx-common; nginx.org's packages and a
+# source build install one at the same place), included on the node; the offline check includes
+# tpgen's bundled copy of Debian 12's (tpgen/data/mime.types) instead.
+MIME_TYPES_FILE = "/etc/nginx/mime.types"
+# What a CDN node serves that Debian 12's map lacks (anything else is DEFAULT_TYPE): streaming
+# segments and manifests, subtitles, audio, and a few web formats. None of these extensions is in
+# the bundled copy (a test holds it), so nginx never warns of a duplicate.
 MIME_TYPES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("text/html", ("html", "htm")),
-    ("text/plain", ("txt",)),
-    ("text/css", ("css",)),
-    ("application/javascript", ("js",)),
-    ("application/json", ("json",)),
-    ("image/jpeg", ("jpeg", "jpg")),
-    ("image/png", ("png",)),
-    ("image/webp", ("webp",)),
-    ("audio/mpeg", ("mp3",)),
-    ("video/mp4", ("mp4", "m4v")),
     ("video/iso.segment", ("m4s",)),
-    ("video/mp2t", ("ts",)),
-    ("video/webm", ("webm",)),
-    ("application/vnd.apple.mpegurl", ("m3u8",)),
     ("application/dash+xml", ("mpd",)),
+    ("video/mp4", ("cmfv",)),
+    ("audio/mp4", ("cmfa",)),
+    ("text/vtt", ("vtt",)),
+    ("application/ttml+xml", ("ttml",)),
+    ("application/x-subrip", ("srt",)),
+    ("audio/aac", ("aac",)),
+    ("audio/opus", ("opus",)),
+    ("audio/flac", ("flac",)),
+    ("audio/wav", ("wav",)),
+    ("video/x-matroska", ("mkv",)),
+    ("text/javascript", ("mjs",)),
+    ("image/heic", ("heic",)),
+    ("image/jxl", ("jxl",)),
 )
+
+# ------------------------------------------------------------- slices (issue 13: byte ranges)
+# nginx drops a client's Range when it caches: a 1 KiB seek into a cold 64 MiB object fetched all
+# 64 MiB from the origin (measured, docs/operations.md). The slice module fetches and caches an
+# object in fixed slices instead. nginx's docs example and tpgen's choice: 1 MiB, so a cold seek
+# costs the origin at most two slices, and an HDD reads a slice in one seek plus ~5 ms of transfer.
+SLICE_SIZE = 1 << 20
+# `slice: auto` slices a cache whose objects average at least this much: smaller objects are a few
+# slices long, and each slice costs a keys-zone entry, a file and an origin request of its own.
+SLICE_AUTO_MIN_OBJECT = 8 << 20
+SLICE_RANGE = "$slice_range"
+
+# ---------------------------------------------------------- cache policy (issue 13: defaults)
+# nginx's own defaults, written out so `tpgen explain` shows them: a waiting request goes to the
+# origin itself after 5 s; a fill older than 5 s lets one more request try.
+CACHE_LOCK_TIMEOUT = "5s"
+CACHE_LOCK_AGE = "5s"
+# Every object is written on its first miss (nginx's default): a cache node's clients come back.
+CACHE_MIN_USES = 1
+# The cache loader and manager (proxy_cache_path). nginx's defaults: 100 files an iteration,
+# 200 ms an iteration at most, 50 ms between. A 4 TB disk of 1 MiB objects holds 3.8 million
+# files: at 100 an iteration the loader needs 38,000 iterations (at least half an hour of sleeps
+# alone) before the zone knows the disk, while every miss on an unknown key refetches. tpgen
+# sizes an iteration so the whole disk is indexed in LOADER_TARGET_ITERATIONS iterations.
+LOADER_FILES_DEFAULT = 100
+LOADER_TARGET_ITERATIONS = 3600
+LOADER_FILES_MAX = 10_000
+LOADER_THRESHOLD = "200ms"
+# The manager evicts at least what a disk can write in one iteration (nginx: 200 ms + 50 ms):
+# an HDD streams about 200 MB/s, so 50 MB an iteration; at 100 files of 32 KiB it would fall
+# behind the fills and the filesystem would fill to min_free.
+DISK_WRITE_BYTES_PER_ITERATION = {"hdd": 50 << 20, "ssd": 125 << 20, "nvme": 500 << 20}
+MANAGER_FILES_DEFAULT = 100
+MANAGER_FILES_MAX = 10_000
+# Debug headers (X-Cache-Status, X-Cache-Disk) go to these clients only, unless
+# cache.debug_headers: true: which disk holds a key tells an outsider how to aim a load at one
+# spindle.
+TRUSTED_NETWORKS = ("127.0.0.0/8", "::1/128")
+
+# ---------------------------------------------------------------- access log (issue 13)
+# One line per request with what the per-disk layout needs to be seen: the cache's verdict, the
+# disk, the upstream's address, status and times, the request's time, bytes and Range.
+LOG_FIELDS: tuple[tuple[str, str], ...] = (
+    ("time", "$time_iso8601"),
+    ("remote_addr", "$remote_addr"),
+    ("request", "$request"),
+    ("status", "$status"),
+    ("bytes_sent", "$bytes_sent"),
+    ("body_bytes_sent", "$body_bytes_sent"),
+    ("range", "$http_range"),
+    ("request_time", "$request_time"),
+    ("cache", "$upstream_cache_status"),
+    ("disk", "$tpgen_disk"),
+    ("upstream_addr", "$upstream_addr"),
+    ("upstream_status", "$upstream_status"),
+    ("upstream_connect_time", "$upstream_connect_time"),
+    ("upstream_header_time", "$upstream_header_time"),
+    ("upstream_response_time", "$upstream_response_time"),
+    ("user_agent", "$http_user_agent"),
+)
+
+# ----------------------------------------------------------------- origins (issue 13)
+# nginx's 60 s connect timeout holds a client a minute on a dead origin before the next one is
+# tried. An origin in a data centre answers a SYN in milliseconds; 5 s still covers two lost SYNs
+# (Linux retransmits after 1 s and 3 s). Sending and reading keep nginx's 60 s between two
+# operations, written out: a slow origin producing a large object is not a dead one.
+ORIGIN_CONNECT_TIMEOUT = "5s"
+ORIGIN_SEND_TIMEOUT = "60s"
+ORIGIN_READ_TIMEOUT = "60s"
+# nginx's default passes a request on after error and timeout only; an origin that answers
+# 502/503/504 is failing too, and a GET is safe to repeat (nginx never repeats a POST).
+ORIGIN_NEXT_UPSTREAM = ("error", "timeout", "http_502", "http_503", "http_504")
+# At most this many origins a request: past three the origin farm is down, not one server.
+ORIGIN_NEXT_TRIES_MAX = 3
+# nginx's defaults, written on every server line: one failure takes a server out for 10 s.
+ORIGIN_MAX_FAILS = 1
+ORIGIN_FAIL_TIMEOUT = "10s"
+# Idle connections to the origin from the whole node (all workers together): an origin serves
+# many edge nodes, each keeping this many at most, at least ORIGIN_KEEPALIVE_MIN a worker so a
+# burst of misses reuses connections instead of handshaking.
+ORIGIN_IDLE_PER_NODE = 512
+ORIGIN_KEEPALIVE_MIN = 8
+ORIGIN_KEEPALIVE_MAX = 64
+# TLS to the origin: Debian's CA bundle (package ca-certificates); a chain of leaf, intermediate
+# and root needs depth 2 (nginx's default 1 accepts only a leaf signed by the root itself).
+ORIGIN_CA_FILE = "/etc/ssl/certs/ca-certificates.crt"
+ORIGIN_VERIFY_DEPTH = 3
+
+# ------------------------------------------------------------------------- vod: mp4 (issue 13)
+# The mp4 module reads a file's index (moov) to answer ?start=/?end=: in one 1 MiB read (an HDD's
+# one seek, the vod output_buffers size) rather than nginx's 512k; an index may grow to 32 MiB (a
+# long film's sample table reaches ~20 MB; past the limit nginx answers 500). tpgen's choice, not
+# benchmarked.
+MP4_BUFFER = 1 << 20
+MP4_MAX_BUFFER = 32 << 20

@@ -9,8 +9,8 @@ from tpgen.plan.defaults import (
     STATUS_ACCESS_LOG,
     STATUS_ALLOW,
     STATUS_LOCATION,
-    UPSTREAM_KEEPALIVE,
 )
+from tpgen.plan.origins import upstream_keepalive, with_server_options
 from tpgen.plan.types import Decision, Upstream
 from tpgen.spec.model import NodeSpec, is_ip_host
 
@@ -79,7 +79,7 @@ def origin_fields(spec: NodeSpec) -> dict[str, Any]:
             "origin_name": name,
             "resolver_addresses": Decision(resolver, "workload.resolver in the spec"),
         }
-    servers = tuple(_upstream(u) for u in spec.workload.upstreams)
+    servers = with_server_options(tuple(_upstream(u) for u in spec.workload.upstreams), spec)
     named = not all(is_ip_host(s.host) for s in servers)
     return {
         "origin_servers": Decision(
@@ -88,8 +88,5 @@ def origin_fields(spec: NodeSpec) -> dict[str, Any]:
             if named
             else "IP addresses: one group with a keepalive pool; no DNS involved",
         ),
-        "upstream_keepalive": Decision(
-            UPSTREAM_KEEPALIVE,
-            "idle connections each worker keeps to the origin: a miss skips the TCP handshake",
-        ),
+        "upstream_keepalive": upstream_keepalive(spec),
     }

@@ -8,6 +8,8 @@ from tpgen.plan.cache import object_size
 from tpgen.plan.defaults import (
     DIRECTIO_VOD,
     KEEPALIVE_TIMEOUT,
+    MP4_BUFFER,
+    MP4_MAX_BUFFER,
     OPEN_FILE_CACHE_CAP,
     OPEN_FILE_CACHE_ERRORS,
     OPEN_FILE_CACHE_INACTIVE,
@@ -129,5 +131,14 @@ def directio_fields(spec: NodeSpec) -> dict[str, Any]:
         ),
         "output_buffer_count": Decision(
             OUTPUT_BUFFER_COUNT, "one buffer is sent while the next is read from the disk"
+        ),
+        "mp4_buffer_size": Decision(
+            MP4_BUFFER,
+            ".mp4 files answer ?start= and ?end= (seeks in progressive download); the index is "
+            "read in one 1 MiB read, an HDD's one seek",
+        ),
+        "mp4_max_buffer_size": Decision(
+            MP4_MAX_BUFFER,
+            "a long film's index reaches ~20 MB; past this nginx answers 500",
         ),
     }

@@ -16,7 +16,7 @@ from tpgen.spec.units import nginx_size
 T = TypeVar("T")
 
 # How explain shows a value (render/explain.py holds the formats).
-Shown = Literal["text", "size", "mb", "words", "types", "valid", "headers", "servers"]
+Shown = Literal["text", "size", "mb", "words", "types", "valid", "headers", "servers", "formats"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,9 @@ class CacheZone:
     min_free: Decision[int] = field(metadata=feeds("min_free", "size"))
     inactive: Decision[str] = field(metadata=feeds("inactive"))
     use_temp_path: Decision[str] = field(metadata=feeds("use_temp_path"))
+    loader_files: Decision[int] | None = field(default=None, metadata=feeds("loader_files"))
+    loader_threshold: Decision[str] | None = field(default=None, metadata=feeds("loader_threshold"))
+    manager_files: Decision[int] | None = field(default=None, metadata=feeds("manager_files"))
 
     @property
     def label(self) -> str:
@@ -112,9 +115,23 @@ class DiskPlan:
 class Upstream:
     host: str
     port: int
+    # the server line's parameters (plan/origins.py); None: not written
+    weight: int | None = None
+    max_fails: int | None = None
+    fail_timeout: str | None = None
+    backup: bool = False
 
     def __str__(self) -> str:
         return f"{self.host}:{self.port}"
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """``weight=2 max_fails=1 fail_timeout=10s backup``: what follows the address."""
+        named = (("weight", self.weight), ("max_fails", self.max_fails))
+        words = [f"{name}={value}" for name, value in named if value is not None]
+        if self.fail_timeout is not None:
+            words.append(f"fail_timeout={self.fail_timeout}")
+        return (*words, "backup") if self.backup else tuple(words)
 
 
 class _ValueOf(Generic[T]):
@@ -149,10 +166,14 @@ class Plan:
     worker_connections: Decision[int] = field(metadata=feeds("worker_connections"))
     accept_mutex: Decision[str] = field(metadata=feeds("accept_mutex"))
     # http: responses, logs, I/O
+    mime_types_file: Decision[str] = field(metadata=feeds("include (media types)"))
     mime_types: Decision[MimeTypes] = field(metadata=feeds("types", "types"))
     default_type: Decision[str] = field(metadata=feeds("default_type"))
     access_log_file: Decision[str] = field(metadata=feeds("access_log"))
     access_log_format: Decision[str] = field(metadata=feeds("access_log format"))
+    log_formats: Decision[tuple[tuple[str, str, str], ...]] = field(
+        metadata=feeds("log_format", "formats")
+    )
     access_log_buffer: Decision[int] = field(metadata=feeds("access_log buffer", "size"))
     access_log_flush: Decision[str] = field(metadata=feeds("access_log flush"))
     server_tokens: Decision[str] = field(metadata=feeds("server_tokens"))
@@ -186,6 +207,12 @@ class Plan:
     output_buffer_count: Decision[int] | None = field(
         default=None, metadata=feeds("output_buffers number")
     )
+    mp4_buffer_size: Decision[int] | None = field(
+        default=None, metadata=feeds("mp4 mp4_buffer_size", "size")
+    )
+    mp4_max_buffer_size: Decision[int] | None = field(
+        default=None, metadata=feeds("mp4_max_buffer_size", "size")
+    )
     # which disk a key lives on
     buckets: Decision[int] = field(metadata=feeds("split_clients buckets"))
     split_key: Decision[str] = field(metadata=feeds("split_clients key"))
@@ -205,7 +232,16 @@ class Plan:
     proxy_cache_valid: Decision[CacheValid] | None = field(
         default=None, metadata=feeds("proxy_cache_valid", "valid")
     )
+    proxy_cache_min_uses: Decision[int] | None = field(
+        default=None, metadata=feeds("proxy_cache_min_uses")
+    )
     proxy_cache_lock: Decision[str] | None = field(default=None, metadata=feeds("proxy_cache_lock"))
+    proxy_cache_lock_timeout: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_cache_lock_timeout")
+    )
+    proxy_cache_lock_age: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_cache_lock_age")
+    )
     proxy_cache_revalidate: Decision[str] | None = field(
         default=None, metadata=feeds("proxy_cache_revalidate")
     )
@@ -215,9 +251,26 @@ class Plan:
     proxy_cache_use_stale: Decision[tuple[str, ...]] | None = field(
         default=None, metadata=feeds("proxy_cache_use_stale", "words")
     )
+    proxy_cache_ignore_headers: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("proxy_ignore_headers", "words")
+    )
+    proxy_cache_bypass: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("proxy_cache_bypass proxy_no_cache", "words")
+    )
     aio_write: Decision[str] | None = field(default=None, metadata=feeds("aio_write"))
     cache_headers: Decision[Headers] | None = field(
         default=None, metadata=feeds("add_header", "headers")
+    )
+    debug_header_values: Decision[Headers] | None = field(
+        default=None, metadata=feeds("map $tpgen_trusted (debug headers)", "headers")
+    )
+    trusted_networks: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("geo $tpgen_trusted", "words")
+    )
+    # byte ranges (plan/slice.py)
+    slice_size: Decision[int] | None = field(default=None, metadata=feeds("slice", "size"))
+    slice_range_header: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_set_header Range")
     )
     # the origin of a cache node
     origin_servers: Decision[tuple[Upstream, ...]] | None = field(
@@ -231,6 +284,34 @@ class Plan:
     )
     resolver_addresses: Decision[tuple[str, ...]] | None = field(
         default=None, metadata=feeds("resolver", "words")
+    )
+    origin_scheme: Decision[str] | None = field(default=None, metadata=feeds("proxy_pass scheme"))
+    proxy_next_upstream: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("proxy_next_upstream", "words")
+    )
+    proxy_next_upstream_tries: Decision[int] | None = field(
+        default=None, metadata=feeds("proxy_next_upstream_tries")
+    )
+    proxy_connect_timeout: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_connect_timeout")
+    )
+    proxy_send_timeout: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_send_timeout")
+    )
+    proxy_read_timeout: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_read_timeout")
+    )
+    proxy_next_upstream_timeout: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_next_upstream_timeout")
+    )
+    proxy_ssl_name: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_ssl_name proxy_ssl_server_name")
+    )
+    proxy_ssl_trusted_certificate: Decision[str] | None = field(
+        default=None, metadata=feeds("proxy_ssl_trusted_certificate proxy_ssl_verify")
+    )
+    proxy_ssl_verify_depth: Decision[int] | None = field(
+        default=None, metadata=feeds("proxy_ssl_verify_depth")
     )
     # servers
     listen_address: Decision[str] = field(metadata=feeds("listen"))

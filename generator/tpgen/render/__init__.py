@@ -18,7 +18,19 @@ from tpgen.plan import Plan
 from tpgen.spec.units import nginx_size
 
 Kind = Literal[
-    "name", "path", "address", "ip", "mime", "key", "number", "duration", "levels", "comment"
+    "name",
+    "path",
+    "address",
+    "ip",
+    "network",
+    "mime",
+    "key",
+    "number",
+    "duration",
+    "levels",
+    "quoted",
+    "number_param",
+    "comment",
 ]
 
 # What each kind may hold. None of them holds whitespace, ; { } # quotes or backslash, so a
@@ -33,6 +45,12 @@ _ALLOWED: dict[str, re.Pattern[str]] = {
     "number": re.compile(r"[0-9]+(\.[0-9]+)?[A-Za-z%]{0,2}"),
     "duration": re.compile(r"([0-9]+[A-Za-z]{0,2})+"),
     "levels": re.compile(r"[12](:[12]){0,2}"),
+    "network": re.compile(r"[0-9A-Fa-f:.]+/[0-9]{1,3}"),
+    # a server line's parameter: weight=2, fail_timeout=10s, backup
+    "number_param": re.compile(r"[a-z_]+(=[0-9]+[a-z]{0,2})?"),
+    # The inside of a '...' string (a log format): printable ASCII without ' and backslash, so
+    # the string cannot end early or escape; $variables are the point of it.
+    "quoted": re.compile(r"[ -&(-\[\]-~]+"),
 }
 _WHAT = {
     "name": "letters, digits and _ . - (a name)",
@@ -44,6 +62,9 @@ _WHAT = {
     "number": "a number with an optional unit",
     "duration": "an nginx duration like 7d or 1h30m",
     "levels": "cache levels like 1:2",
+    "network": "a network in CIDR form like 10.0.0.0/8",
+    "number_param": "a parameter like weight=2, fail_timeout=10s or backup",
+    "quoted": "printable ASCII without quotes ' or backslashes",
 }
 _MAX = 4096
 

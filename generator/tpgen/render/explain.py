@@ -53,6 +53,10 @@ _SHOW: dict[Shown, Callable[[Any], str]] = {
     "valid": _valid,
     "headers": _headers,
     "servers": _words,
+    "formats": lambda value: (
+        " ".join(f"{name} (escape={escape})" for name, escape, _ in value)
+        or "combined (nginx's own)"
+    ),
 }
 
 

@@ -311,6 +311,198 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
 
 
+# ------------------------------------------------------------------- issue 13: a cache to run
+# The slice module's own limits are 0 (off) and any size; tpgen keeps a slice within one
+# filesystem block multiple (4 KiB) and large enough that a slice is not a keys-zone entry for a
+# few bytes (64 KiB), at most 1 GiB (one fill nginx holds a lock for).
+SLICE_MIN, SLICE_MAX, SLICE_ALIGN = 64 * KIB, GIB, 4 * KIB
+SLICE_SCHEMA: dict[str, object] = {"anyOf": [{"enum": ["auto", "off"]}, SIZE_SCHEMA]}
+# What proxy_cache_use_stale and proxy_cache_ignore_headers accept (ngx_http_proxy_module.c).
+USE_STALE = (
+    "error", "timeout", "invalid_header", "updating",
+    "http_500", "http_502", "http_503", "http_504", "http_403", "http_404", "http_429",
+)  # fmt: skip
+IGNORE_HEADERS = (
+    "X-Accel-Redirect", "X-Accel-Expires", "X-Accel-Limit-Rate", "X-Accel-Buffering",
+    "X-Accel-Charset", "Expires", "Cache-Control", "Set-Cookie", "Vary",
+)  # fmt: skip
+# The statuses nginx caches at all (ngx_http_file_cache_valid): ones an origin answers with.
+CACHEABLE_STATUSES = (200, 203, 204, 206, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414, 501)
+HEADER_NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9-]{0,63}$"
+COOKIE_NAME_RE = r"^[A-Za-z0-9_]{1,64}$"
+
+
+def _slice(value: object) -> object:
+    if value in ("auto", "off"):
+        return value
+    size = parse_size(value)
+    if not SLICE_MIN <= size <= SLICE_MAX or size % SLICE_ALIGN:
+        raise ValueError(
+            f"{_shown(value)}: a slice is auto, off, or a size of 64KiB … 1GiB in whole 4KiB "
+            "steps (filesystem blocks): write e.g. 1MiB"
+        )
+    return size
+
+
+def _network(text: str) -> str:
+    try:
+        network = ipaddress.ip_network(text, strict=True)
+    except ValueError as err:
+        raise ValueError(
+            f"{text!r} is not a network in CIDR form with its host bits zero: write e.g. "
+            "10.0.0.0/8 or 2001:db8::/32"
+        ) from err
+    if str(network) != text:
+        raise ValueError(f"{text!r} is not written the way nginx prints it: write {str(network)!r}")
+    return text
+
+
+def _status(value: object) -> object:
+    if value == "any":
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or value not in CACHEABLE_STATUSES:
+        raise ValueError(
+            f"{_shown(value)} is not a status nginx caches: use any or one of "
+            + " ".join(map(str, CACHEABLE_STATUSES))
+        )
+    return value
+
+
+ValidTime = Annotated[
+    str,
+    BeforeValidator(_durations_between(SECOND, 365 * DAY, milliseconds=False, zero_ok=True)),
+    WithJsonSchema(DURATION_SCHEMA),
+]
+LockTime = Annotated[
+    str,
+    BeforeValidator(_durations_between(100, HOUR, milliseconds=True)),
+    WithJsonSchema(DURATION_SCHEMA),
+]
+
+
+class Valid(Strict):
+    """How long answers with these statuses stay fresh: one proxy_cache_valid line."""
+
+    status: Annotated[
+        list[Annotated[int | Literal["any"], BeforeValidator(_status)]],
+        Field(min_length=1, max_length=len(CACHEABLE_STATUSES)),
+    ]
+    time: ValidTime
+
+
+class Bypass(Strict):
+    """A request that carries this header or cookie (non-empty, not "0") skips the cache."""
+
+    header: Annotated[str, Field(pattern=HEADER_NAME_RE)] | None = None
+    cookie: Annotated[str, Field(pattern=COOKIE_NAME_RE)] | None = None
+
+
+class CachePolicy(Strict):
+    """How a cache node keeps answers; every key left out is tpgen's rule (`tpgen explain`)."""
+
+    valid: Annotated[list[Valid], Field(min_length=1, max_length=16)] | None = Field(
+        default=None, description="how long answers stay fresh, by status: [{status, time}]"
+    )
+    min_uses: Annotated[int, Field(ge=1, le=1000), WHOLE] | None = Field(
+        default=None, description="requests for a key before it is written to the disk"
+    )
+    lock: Annotated[bool, BOOLEAN] | None = None
+    lock_timeout: LockTime | None = Field(default=None, description="100ms … 1h")
+    lock_age: LockTime | None = Field(default=None, description="100ms … 1h")
+    use_stale: (
+        Annotated[list[Literal[USE_STALE]], Field(max_length=len(USE_STALE))]  # type: ignore[valid-type]
+        | None
+    ) = Field(default=None, description="when a stale copy is served; [] for never")
+    ignore_headers: (
+        Annotated[list[Literal[IGNORE_HEADERS]], Field(max_length=len(IGNORE_HEADERS))]  # type: ignore[valid-type]
+        | None
+    ) = Field(default=None, description="origin headers that do not change caching")
+    bypass: Bypass | None = None
+    revalidate: Annotated[bool, BOOLEAN] | None = None
+    background_update: Annotated[bool, BOOLEAN] | None = None
+    loader_files: Annotated[int, Field(ge=1, le=1_000_000), WHOLE] | None = None
+    manager_files: Annotated[int, Field(ge=1, le=1_000_000), WHOLE] | None = None
+    loader_threshold: LockTime | None = Field(default=None, description="100ms … 1h")
+    debug_headers: Annotated[bool, BOOLEAN] | None = Field(
+        default=None,
+        description="X-Cache-Status and X-Cache-Disk to every client (default: trusted only)",
+    )
+    trusted_networks: (
+        Annotated[list[Annotated[str, AfterValidator(_network)]], Field(max_length=64)] | None
+    ) = Field(
+        default=None, description="networks (CIDR) that get the debug headers; loopback always"
+    )
+
+
+NEXT_UPSTREAM = (
+    "error", "timeout", "invalid_header",
+    "http_500", "http_502", "http_503", "http_504", "http_403", "http_404", "http_429",
+)  # fmt: skip
+TimeoutTime = Annotated[
+    str,
+    BeforeValidator(_durations_between(100, HOUR, milliseconds=True)),
+    WithJsonSchema(DURATION_SCHEMA),
+]
+FailTime = Annotated[
+    str,
+    BeforeValidator(_durations_between(SECOND, HOUR, milliseconds=False)),
+    WithJsonSchema(DURATION_SCHEMA),
+]
+
+
+class OriginServer(Strict):
+    """One upstream's parameters in the upstream group (nginx's `server ... weight= ...`)."""
+
+    weight: Annotated[int, Field(ge=1, le=1000), WHOLE] | None = None
+    max_fails: Annotated[int, Field(ge=0, le=1000), WHOLE] | None = None
+    fail_timeout: FailTime | None = Field(default=None, description="1s … 1h")
+    backup: Annotated[bool, BOOLEAN] | None = None
+
+
+class Origin(Strict):
+    """How a cache node reaches its origin: failover, timeouts, TLS (cache workload only)."""
+
+    servers: (
+        Annotated[
+            dict[Annotated[str, AfterValidator(_upstream)], OriginServer], Field(max_length=64)
+        ]
+        | None
+    ) = Field(default=None, description="per upstream (host:port as in workload.upstreams)")
+    max_fails: Annotated[int, Field(ge=0, le=1000), WHOLE] | None = None
+    fail_timeout: FailTime | None = Field(default=None, description="1s … 1h")
+    connect_timeout: TimeoutTime | None = Field(default=None, description="100ms … 1h")
+    send_timeout: TimeoutTime | None = Field(default=None, description="100ms … 1h")
+    read_timeout: TimeoutTime | None = Field(default=None, description="100ms … 1h")
+    next_upstream: (
+        Annotated[list[Literal[NEXT_UPSTREAM]], Field(max_length=len(NEXT_UPSTREAM))]  # type: ignore[valid-type]
+        | None
+    ) = Field(default=None, description="when a request tries the next origin; [] for never")
+    next_upstream_tries: Annotated[int, Field(ge=1, le=64), WHOLE] | None = None
+    next_upstream_timeout: TimeoutTime | None = Field(default=None, description="100ms … 1h")
+    keepalive: Annotated[int, Field(ge=1, le=10_000), WHOLE] | None = Field(
+        default=None, description="idle connections to the origin each worker keeps"
+    )
+    tls: Annotated[bool, BOOLEAN] | None = Field(
+        default=None, description="https to the origin, its certificate verified"
+    )
+    ca_file: Annotated[str, Field(pattern=MOUNT_RE), AfterValidator(_no_dotdot)] | None = Field(
+        default=None, description="CA bundle the origin's certificate is verified with"
+    )
+    server_name: Annotated[str, Field(pattern=HOSTNAME_RE, max_length=253)] | None = Field(
+        default=None, description="name sent (SNI) and verified; default: the upstreams' host"
+    )
+
+
+class Logging(Strict):
+    format: Literal["combined", "tpgen", "json"] | None = Field(
+        default=None, description="combined (nginx's), tpgen (cache status, disk, timing), json"
+    )
+    path: Annotated[str, Field(pattern=MOUNT_RE), AfterValidator(_no_dotdot)] | None = None
+    buffer: Annotated[Size, AfterValidator(_sizes_between(4 * KIB, 16 * MIB, kib=True))] | None = (
+        Field(default=None, description="4KiB … 16MiB, whole KiB")
+    )
+
+
 class Node(Strict):
     name: Annotated[str, Field(pattern=HOSTNAME_RE, max_length=253, description="host name")]
     cores: Annotated[int, Field(ge=1, le=1024, description="CPU cores nginx may use"), WHOLE]
@@ -351,6 +543,16 @@ class Workload(Strict):
         default_factory=list,
         description="DNS servers (IP addresses) nginx asks for a host-name upstream at run "
         "time, so it follows the name's records (cache workload only)",
+    )
+    slice: (
+        Annotated[
+            int | Literal["auto", "off"], BeforeValidator(_slice), WithJsonSchema(SLICE_SCHEMA)
+        ]
+        | None
+    ) = Field(
+        default=None,
+        description="fetch and cache large objects in slices of this size: auto (by "
+        "avg_object_size), off, or 64KiB … 1GiB in 4KiB steps (cache workload only)",
     )
 
 
@@ -453,3 +655,6 @@ class NodeSpec(Strict):
     listen: Listen = Field(default_factory=Listen)
     status: Status = Field(default_factory=Status)
     tuning: Tuning = Field(default_factory=Tuning)
+    cache: CachePolicy = Field(default_factory=CachePolicy)
+    logging: Logging = Field(default_factory=Logging)
+    origin: Origin = Field(default_factory=Origin)

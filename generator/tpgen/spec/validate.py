@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tpgen.errors import Path, Problem, problem
-from tpgen.spec.model import NodeSpec, is_ip_host
+from tpgen.spec.model import CachePolicy, NodeSpec, Origin, is_ip_host
 
 WORKLOADS = ("cache", "origin", "vod")
 
@@ -40,6 +40,10 @@ SCOPES: dict[Path, Scope] = {
     ("tuning", "directio"): Scope(("vod",)),
     ("tuning", "output_buffers"): Scope(("vod",)),
     ("tuning", "open_file_cache_max"): Scope(("origin", "vod")),
+    # issue 13: byte ranges and the cache policy
+    ("workload", "slice"): Scope(("cache",)),
+    **{("cache", name): Scope(("cache",)) for name in CachePolicy.model_fields},
+    **{("origin", name): Scope(("cache",)) for name in Origin.model_fields},
 }
 
 
@@ -125,6 +129,72 @@ def _origin_names(spec: NodeSpec) -> Iterator[Problem]:
         )
 
 
+def _sliced(spec: NodeSpec) -> bool:
+    """The spec asks for slices; `auto` is the plan's to decide, and the plan says so."""
+    return isinstance(spec.workload.slice, int)
+
+
+def _cache_policy(spec: NodeSpec) -> Iterator[Problem]:
+    policy = spec.cache
+    if _sliced(spec) and policy.background_update:
+        yield problem(
+            ("cache", "background_update"),
+            "with workload.slice a background update refetches the whole object for one "
+            "slice (nginx/nginx#911): remove it (tpgen turns it off with slices)",
+        )
+    if _sliced(spec) and policy.valid is not None:
+        statuses = {s for v in policy.valid for s in v.status}
+        if not statuses & {206, "any"}:
+            yield problem(
+                ("cache", "valid"),
+                "with workload.slice every slice is a 206 answer: add 206 to a status list, "
+                "or nothing is cached",
+            )
+    if policy.bypass is not None and policy.bypass.header is None and policy.bypass.cookie is None:
+        yield problem(
+            ("cache", "bypass"), "names neither a header nor a cookie: add one or remove it"
+        )
+    if policy.debug_headers and policy.trusted_networks:
+        yield problem(
+            ("cache", "trusted_networks"),
+            "has no effect: debug_headers: true sends the headers to every client; remove one",
+        )
+
+
+def _origin_settings(spec: NodeSpec) -> Iterator[Problem]:
+    origin = spec.origin
+    upstreams = spec.workload.upstreams
+    for server, options in (origin.servers or {}).items():
+        if server not in upstreams:
+            yield problem(
+                ("origin", "servers", server),
+                "is not one of workload.upstreams: write it as it is written there",
+            )
+        elif spec.workload.resolver and options != options.__class__():
+            yield problem(
+                ("origin", "servers", server),
+                "a name followed through the resolver is proxied directly, not through an "
+                "upstream group: its parameters have no place; remove them",
+            )
+    backups = [s for s, o in (origin.servers or {}).items() if o.backup and s in upstreams]
+    if backups and len(backups) >= len(upstreams):
+        yield problem(
+            ("origin", "servers", backups[0]),
+            "every upstream is a backup: leave at least one primary",
+        )
+    if not origin.tls and (origin.ca_file or origin.server_name):
+        key = "ca_file" if origin.ca_file else "server_name"
+        yield problem(("origin", key), "has no effect without origin.tls: true: remove it")
+    if origin.tls and origin.server_name is None:
+        hosts = {u.rpartition(":")[0] for u in upstreams}
+        if len(hosts) > 1 or any(is_ip_host(h) for h in hosts):
+            yield problem(
+                ("origin", "tls"),
+                "the origins' certificate is checked for one name and these upstreams have "
+                "none or several: add origin.server_name: the name in the certificate",
+            )
+
+
 def semantic_problems(spec: NodeSpec) -> list[Problem]:
     """Every cross-field problem of a spec that passed field validation."""
     problems: list[Problem] = []
@@ -146,6 +216,8 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
     problems.extend(_workload_scope_problems(spec))
     if workload.type == "cache":
         problems.extend(_origin_names(spec))
+        problems.extend(_cache_policy(spec))
+        problems.extend(_origin_settings(spec))
     if spec.listen.port == spec.status.port and spec.listen.address in {
         spec.status.address,
         "0.0.0.0",

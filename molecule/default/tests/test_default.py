@@ -3,8 +3,14 @@ and every object cached on exactly the disk tpgen's bucket map names."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 import secrets
+import subprocess
+import sys
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -50,13 +56,24 @@ def cache_key(path: str) -> str:
     return f"http{HOST_HEADER}{path}?run={RUN}"
 
 
+SLICE = 1 << 20  # the host's workload.slice
+
+
+def slice_keys(path: str) -> list[str]:
+    """The cache entries of a whole object: one per slice, the key + $slice_range."""
+    size = int(Path(path).name.split("-")[0])
+    return [
+        f"{cache_key(path)}bytes={start}-{start + SLICE - 1}" for start in range(0, size, SLICE)
+    ]
+
+
 @pytest.fixture(scope="module")
 def fetched(host: Any, checks: ModuleType) -> dict[str, dict[str, Any]]:
     mounts = [disk["mount"] for disk in DISKS]
     items = [
         {
             "url": f"http://{LISTEN['address']}:{LISTEN['port']}{path}?run={RUN}",
-            "cache_globs": checks.cache_globs(mounts, cache_key(path)),
+            "cache_globs": [g for key in slice_keys(path) for g in checks.cache_globs(mounts, key)],
             "origin": f"{ORIGIN_ROOT}{path}",
         }
         for path in OBJECTS
@@ -121,7 +138,10 @@ def test_the_live_config_has_one_thread_pool_and_one_cache_per_disk(host: Any) -
     caches = re.findall(r"^\s*proxy_cache_path\s+(\S+)\s", dump.stdout, re.MULTILINE)
     assert sorted(pools) == sorted(f"pool_{disk['name']}" for disk in DISKS)
     assert sorted(caches) == sorted(f"{disk['mount']}/cache" for disk in DISKS)
-    assert re.search(r"^\s*proxy_cache_key \$scheme\$host\$request_uri;", dump.stdout, re.MULTILINE)
+    assert re.search(
+        r"^\s*proxy_cache_key \$scheme\$host\$request_uri\$slice_range;", dump.stdout, re.MULTILINE
+    )
+    assert re.search(r"^\s*slice 1m;", dump.stdout, re.MULTILINE)
 
 
 def test_stub_status_answers_on_loopback(host: Any, layout: Any) -> None:
@@ -145,7 +165,9 @@ def test_an_object_is_cached_on_the_disk_the_bucket_map_names(
     assert first["sha256"] == second["sha256"] == result["origin_sha256"]
     assert (first["cache"], second["cache"]) == ("MISS", "HIT")
     assert first["disk"] == second["disk"] == expected_disk
-    assert [entry["key"] for entry in result["files"]] == [cache_key(path)], result["files"]
+    # every slice of the object, each once, all on the object's disk
+    assert [entry["key"] for entry in result["files"]] == slice_keys(path), result["files"]
+    assert all(f["path"].startswith(f"{_mount(expected_disk)}/cache/") for f in result["files"])
     assert result["files"][0]["path"].startswith(f"{_mount(expected_disk)}/cache/")
 
 
@@ -156,3 +178,101 @@ def test_the_objects_spread_over_every_disk(fetched: dict[str, dict[str, Any]]) 
 
 def _mount(name: str) -> str:
     return str(next(disk["mount"] for disk in DISKS if disk["name"] == name))
+
+
+def test_a_1k_range_of_a_cold_3mib_object_is_one_slice_then_a_hit(host: Any, plan: Any) -> None:
+    path = f"/objects/3145728-00.bin?range={RUN}"
+    url = f"http://{LISTEN['address']}:{LISTEN['port']}{path}"
+    script = (
+        "import hashlib, json, sys, urllib.request\n"
+        "out = []\n"
+        "for _ in range(2):\n"
+        "    req = urllib.request.Request(sys.argv[1], headers={'Host': sys.argv[2],"
+        " 'Range': 'bytes=2100000-2101023'})\n"
+        "    with urllib.request.urlopen(req, timeout=10) as r:\n"
+        "        out.append([r.status, r.headers.get('X-Cache-Status'), r.read().hex()])\n"
+        "print(json.dumps(out))"
+    )
+    rounds = json.loads(host.check_output("python3 -c %s %s %s", script, url, HOST_HEADER))
+    origin = host.file(f"{ORIGIN_ROOT}/objects/3145728-00.bin")
+    expected = host.check_output(
+        "python3 -c %s %s",
+        "import sys; f=open(sys.argv[1],'rb'); f.seek(2100000); print(f.read(1024).hex())",
+        origin.path,
+    )
+    assert [(status, cache) for status, cache, _ in rounds] == [(206, "MISS"), (206, "HIT")]
+    assert rounds[0][2] == rounds[1][2] == expected
+    key = f"http{HOST_HEADER}{path}"
+    held = [g for g in _slice_globs(key + "bytes=2097152-3145727") if host.file(g).exists]
+    assert len(held) == 1 and held[0].startswith(f"{_mount(disk_for_key(plan, key))}/cache/")
+    # only the slice that holds the range was fetched: the object's other slices are not cached
+    others = [g for s in (0, 1) for g in _slice_globs(f"{key}bytes={s << 20}-{(s + 1 << 20) - 1}")]
+    assert not any(host.file(g).exists for g in others)
+
+
+def _slice_globs(key: str) -> list[str]:
+    digest = hashlib.md5(key.encode()).hexdigest()
+    return [f"{d['mount']}/cache/{digest[-1]}/{digest[-3:-1]}/{digest}" for d in DISKS]
+
+
+def _log_lines(host: Any, marker: str, count: int) -> list[dict[str, Any]]:
+    """The JSON access log's lines for requests holding ``marker`` (written 64k or 5 s late)."""
+    for _ in range(30):
+        text = host.file("/var/log/nginx/access.log").content_string
+        lines = [json.loads(line) for line in text.splitlines() if marker in line]
+        if len(lines) >= count:
+            return lines
+        time.sleep(0.5)
+    raise AssertionError(f"{count} log lines with {marker} did not appear: {lines}")
+
+
+def test_the_json_access_log_names_the_disk_and_the_cache_status(
+    fetched: dict[str, dict[str, Any]], host: Any, plan: Any
+) -> None:
+    lines = _log_lines(host, f"run={RUN}", 2 * len(OBJECTS))
+    for line in lines:
+        path = line["request"].split()[1]
+        assert line["disk"] == disk_for_key(plan, f"http{HOST_HEADER}{path}")
+        assert line["cache"] in ("MISS", "HIT") and line["status"] == "200"
+    assert {line["cache"] for line in lines} == {"MISS", "HIT"}
+    misses = [line for line in lines if line["cache"] == "MISS"]
+    assert all(line["upstream_addr"].startswith("127.0.0.1:") for line in misses)
+
+
+def run_purge(keys: list[str]) -> str:
+    """cache-purge.yml from the controller, as an operator runs it."""
+    inventory = Path(os.environ["MOLECULE_INVENTORY_FILE"]).parent
+    env = {
+        **os.environ,
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_MODULE_UTILS": str(REPO / "plugins" / "module_utils"),
+        "ANSIBLE_LIBRARY": str(REPO / "plugins" / "modules"),
+        "ANSIBLE_FILTER_PLUGINS": str(REPO / "plugins" / "filter"),
+        "ANSIBLE_ACTION_PLUGINS": str(REPO / "plugins" / "action"),
+        "ANSIBLE_ROLES_PATH": str(REPO / "roles"),
+    }
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inventory),
+         str(REPO / "cache-purge.yml"), "--limit", "tpgen-default",
+         "-e", json.dumps({"keys": keys})],
+        env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_purge_through_the_playbook_turns_the_key_into_a_miss_and_leaves_the_others(
+    fetched: dict[str, dict[str, Any]], host: Any, checks: ModuleType
+) -> None:
+    purged, kept = "/objects/3145728-01.bin", "/objects/3145728-02.bin"
+    assert [fetched[p]["rounds"][1]["cache"] for p in (purged, kept)] == ["HIT", "HIT"]
+    out = run_purge([cache_key(purged)])
+    assert f"{cache_key(purged)}: 3 file(s)" in out
+    base = f"http://{LISTEN['address']}:{LISTEN['port']}"
+    after = checks.fetch(
+        host,
+        [{"url": f"{base}{p}?run={RUN}", "cache_globs": []} for p in (purged, kept)],
+        HOST_HEADER,
+    )
+    assert [r["rounds"][0]["cache"] for r in after] == ["MISS", "HIT"]
+    assert after[0]["rounds"][0]["sha256"] == fetched[purged]["origin_sha256"]
