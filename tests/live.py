@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tpgen.check import install_bundled_mime_types, rebased
+from tpgen.check import install_bundled_mime_types, rebased, write_tls_files
 from tpgen.plan import Decision, Plan
 from tpgen.render import render_config
 
@@ -74,6 +74,7 @@ def running_nginx(plan: Plan, prefix: Path, nginx: str) -> Iterator[Plan]:
         moved = replace(moved, user=Decision("root", "test prefix is private to root"))
     for disk in moved.serving_disks:
         Path(disk.dir).mkdir(parents=True, exist_ok=True)
+    write_tls_files(moved)
     conf = prefix / "nginx.conf"
     conf.write_text(render_config(moved), encoding="utf-8")
     command = [nginx, "-p", str(prefix), "-e", "stderr", "-c", str(conf)]

@@ -40,6 +40,7 @@ EVERYTHING = {
     "python3": PYTHON,
     "nginx": THREADED_NGINX,
     "wrk": "",
+    "curl": "",
     "losetup": "",
     "lsblk": "",
     "mount": "",
@@ -143,10 +144,15 @@ def test_a_python_without_ensurepip_needs_python3_venv(tmp_path: Path) -> None:
 
 def test_system_phase_names_each_missing_tool_s_package_once(tmp_path: Path) -> None:
     programs = {
-        k: v for k, v in EVERYTHING.items() if k not in {"wrk", "losetup", "lsblk", "mkfs.xfs"}
+        k: v
+        for k, v in EVERYTHING.items()
+        if k not in {"wrk", "losetup", "lsblk", "mkfs.xfs", "curl"}
     }
     result = deps(fake_bin(tmp_path / "bin", programs), "check", ["system"])
-    assert (result.returncode, missing(result)) == (0, ["wrk", "mount", "util-linux", "xfsprogs"])
+    assert (result.returncode, missing(result)) == (
+        0,
+        ["wrk", "mount", "util-linux", "xfsprogs", "curl"],
+    )
 
 
 @pytest.mark.parametrize("owner", ["nginx", "nginx-light"])

@@ -135,6 +135,28 @@ BASES: dict[str, dict[str, Any]] = {
         "tuning": TUNING,
         "disks": _disks("cache"),
     },
+    "edge": {
+        "node": {"name": "node-4", "cores": 4, "memory": "32GiB"},
+        "workload": {"type": "origin"},
+        "listen": [
+            {"address": "*", "port": 443, "tls": True, "http2": True, "http3": True},
+            {"address": "::1", "port": 8443, "tls": True, "http2": True},
+        ],
+        "tls": {
+            "certificates": [
+                {"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"},
+                {
+                    "cert": "/etc/nginx/tls/b.crt",
+                    "key": "/etc/nginx/tls/b.key",
+                    "server_names": ["b.example.net"],
+                },
+            ],
+            "ticket_keys": ["/etc/nginx/tls/ticket.key"],
+            "redirect_http": True,
+        },
+        "nginx": {"version": "1.26.3", "http_v3": True},
+        "disks": _disks("data"),
+    },
     "vod": {
         "node": {"name": "node-3", "cores": 4, "memory": "32GiB"},
         "workload": {"type": "vod", "avg_object_size": "64MiB"},
@@ -205,12 +227,22 @@ def test_the_schema_walk_finds_the_string_fields() -> None:
         ("origin", "ca_file"),
         ("origin", "server_name"),
         ("logging", "path"),
+        ("listen", 0, "address"),
+        ("tls", "certificates", 0, "cert"),
+        ("tls", "certificates", 0, "key"),
+        ("tls", "certificates", 0, "server_names", 0),
+        ("tls", "ticket_keys", 0),
+        ("nginx", "version"),
     ]:
         assert expected in STRING_FIELDS
 
 
 def _set(data: Any, path: FieldPath, value: Any) -> None:
     for part, after in itertools.pairwise(path):
+        if isinstance(part, int) and isinstance(data, dict):
+            continue  # a list field written as one mapping (listen): that mapping is item 0
+        if isinstance(part, str) and isinstance(data, list):
+            data = data[0]  # and a list where the schema also takes one mapping
         if isinstance(part, str):
             data = data.setdefault(part, [] if isinstance(after, int) else {})
         else:
@@ -218,6 +250,8 @@ def _set(data: Any, path: FieldPath, value: Any) -> None:
                 data.append([] if isinstance(after, int) else {})
             data = data[part]
     last = path[-1]
+    if isinstance(last, str) and isinstance(data, list):
+        data = data[0]
     if isinstance(last, int):
         if not data:
             data.append(value)
@@ -228,6 +262,10 @@ def _set(data: Any, path: FieldPath, value: Any) -> None:
 
 def _get(data: Any, path: FieldPath) -> Any:
     for part in path:
+        if isinstance(part, int) and isinstance(data, dict):
+            continue
+        if isinstance(part, str) and isinstance(data, list) and data:
+            data = data[0]
         try:
             data = data[part]
         except (KeyError, IndexError, TypeError):

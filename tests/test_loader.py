@@ -25,7 +25,7 @@ def _errors(text: str) -> list[str]:
 
 def test_good_spec_loads_with_defaults() -> None:
     spec = load_spec_text(GOOD)
-    assert spec.listen.port == 80
+    assert spec.listen[0].port == 80
     assert spec.status.address == "127.0.0.1"
     assert [d.state for d in spec.disks] == ["active", "active"]
     assert spec.disks[0].size == 10**12

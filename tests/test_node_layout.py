@@ -18,6 +18,8 @@ from tpgen.api import (
     render_config,
     spec_from_mapping,
 )
+from tpgen.plan.layout import TlsFile
+from tpgen.plan.types import Sysctl
 
 from tests.specs import disk, spec
 
@@ -165,6 +167,8 @@ def test_to_dict_is_json_with_the_contract_s_field_names(case: str) -> None:
         "access_log",
         "disks",
         "config_sha1",
+        "sysctls",
+        "tls_files",
     ]
     assert isinstance(data["listen_urls"], list)
     assert isinstance(data["disks"], list)
@@ -190,6 +194,8 @@ def test_to_dict_is_json_with_the_contract_s_field_names(case: str) -> None:
             **data,
             "listen_urls": tuple(data["listen_urls"]),
             "disks": tuple(DiskLayout(**d) for d in data["disks"]),
+            "sysctls": tuple(Sysctl(**s) for s in data["sysctls"]),
+            "tls_files": tuple(TlsFile(**f) for f in data["tls_files"]),
         }
     )
     assert rebuilt == layout

@@ -97,7 +97,39 @@ def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
         tuning["directio"] = draw(st.sampled_from(["4KiB", "512KiB", "1TiB"]))
     if tuning:
         data["tuning"] = tuning
-    return _issue13_sections(draw, data)
+    return _edge(draw, _issue13_sections(draw, data))
+
+
+def _edge(draw: st.DrawFn, data: dict[str, Any]) -> dict[str, Any]:
+    """Half the time, a list of listens on distinct ports (not 80: the redirect server's), some
+    of them TLS with HTTP/2, and the certificates they need."""
+    if draw(st.booleans()):
+        return data
+    ports = draw(st.lists(st.integers(81, 60000), min_size=1, max_size=3, unique=True))
+    data["listen"] = []
+    for port in ports:
+        tls = draw(st.booleans())
+        data["listen"].append(
+            {
+                "address": draw(st.sampled_from(["*", "0.0.0.0", "::", "127.0.0.1", "::1"])),
+                "port": port,
+                "tls": tls,
+                "http2": tls and draw(st.booleans()),
+            }
+        )
+    if not any(listen["tls"] for listen in data["listen"]):
+        return data
+    certificates = [{"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"}]
+    if draw(st.booleans()):
+        certificates.append(
+            {
+                "cert": "/etc/nginx/tls/b.crt",
+                "key": "/etc/nginx/tls/a.key",
+                "server_names": ["b.example"],
+            }
+        )
+    data["tls"] = {"certificates": certificates, "redirect_http": draw(st.booleans())}
+    return data
 
 
 def _issue13_sections(draw: st.DrawFn, data: dict[str, Any]) -> dict[str, Any]:
@@ -216,6 +248,8 @@ def test_invalid_specs_exit_2_with_field_paths_and_no_traceback(
             data[key] = value
         elif section == "disks":
             data["disks"][0].update(value)
+        elif isinstance(data.get(section), list):  # listen as a list: its first item
+            data[section][0][key] = value
         else:
             data.setdefault(section, {})[key] = value
     with tempfile.TemporaryDirectory() as tmp:

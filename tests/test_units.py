@@ -192,3 +192,9 @@ def test_format_duration_writes_limits_as_people_do() -> None:
         "1h",
         "365d",
     ]
+
+
+def test_a_size_for_ngx_parse_size_has_no_g() -> None:
+    """`slice 1g;` is "invalid value" to nginx (ngx_parse_size knows k and m only)."""
+    assert nginx_size(1 << 30, "mk") == "1024m"
+    assert nginx_size(3 << 20, "mk") == "3m"

@@ -14,7 +14,7 @@ from typing import Any
 # The module, not its function: a test that replaces tpgen.plan.make_plan reaches every caller.
 import tpgen.plan as _plan
 from tpgen.check import CheckResult, check_plan
-from tpgen.errors import NginxUnavailable, SpecError, TpgenError
+from tpgen.errors import NginxUnavailable, Problem, SpecError, TpgenError
 from tpgen.plan import Plan
 from tpgen.plan.buckets import (
     SPLIT_STEPS,
@@ -37,6 +37,7 @@ from tpgen.plan.cachefiles import CacheTarget, cache_target
 from tpgen.plan.layout import DiskLayout, NodeLayout, node_layout
 from tpgen.plan.remap import Remap, compare
 from tpgen.render import render_config as _render
+from tpgen.spec.certs import certificate_problems
 from tpgen.spec.load import (
     LineMap,
     SpecDocument,
@@ -70,9 +71,11 @@ __all__ = [
     "build_map",
     "cache_target",
     "check_plan",
+    "check_tls_files",
     "compare",
     "disk_for_hash",
     "disk_for_key",
+    "fill_nginx_facts",
     "fill_node_facts",
     "iter_maps",
     "load_plan",
@@ -87,6 +90,7 @@ __all__ = [
     "spec_from_mapping",
     "split_parts",
     "split_table",
+    "tls_file_problems",
 ]
 
 
@@ -125,6 +129,44 @@ def bucket_for_key(plan: Plan, key: str) -> int:
 def _key_bytes(key: str) -> bytes:
     # A key from argv that is not UTF-8 carries its bytes as surrogates: hash those bytes.
     return key.encode("utf-8", "surrogateescape")
+
+
+def check_tls_files(path: str) -> None:
+    """Refuse a spec whose certificate, key or ticket key files are missing here or do not
+    match (SpecError, exit 2): run on the node, or where copies sit at the same paths."""
+    document = read_spec_document(path)
+    spec = spec_from_mapping(document.data, path, document.lines)
+    problems = certificate_problems(spec)
+    if problems:
+        raise with_lines(SpecError(problems), path, document.lines)
+
+
+def tls_file_problems(
+    spec: NodeSpec, files: Mapping[str, str], source: str = "<spec>"
+) -> list[Problem]:
+    """The problems of the spec's TLS files read from where ``files`` (node path → local
+    path, e.g. the controller's copies) says they are; a path it leaves out is read as is."""
+    found = certificate_problems(spec, lambda path: files.get(path, path))
+    return [replace(item, file=source) for item in found]
+
+
+def fill_nginx_facts(
+    data: Mapping[str, Any], *, version: Any = None, http_v3: Any = None
+) -> dict[str, Any]:
+    """A copy of a spec mapping with nginx.version and nginx.http_v3 taken from the node's
+    `nginx -V` where the spec leaves them out; a fact that is None is not used."""
+    result = copy.deepcopy(dict(data))
+    target = result.get("nginx")
+    target = {} if target is None else target
+    if not isinstance(target, dict):
+        raise TypeError(f"nginx must be a mapping, got {type(target).__name__}")
+    if "version" not in target and version is not None:
+        target["version"] = str(version)
+    if "http_v3" not in target and http_v3 is not None:
+        target["http_v3"] = bool(http_v3)
+    if target:
+        result["nginx"] = target
+    return result
 
 
 def fill_node_facts(

@@ -12,8 +12,10 @@ from importlib import resources
 from pathlib import Path
 
 from tpgen.errors import NginxUnavailable
-from tpgen.plan.types import CacheZone, Decision, Plan, Upstream
+from tpgen.plan.types import CacheZone, Decision, Plan, ServerPlan, TlsPolicy, Upstream
 from tpgen.render import nginx_literal, render_config
+from tpgen.spec.certs import write_throwaway_pair, write_throwaway_ticket_key
+from tpgen.spec.edge import HTTP2_DIRECTIVE_SINCE
 from tpgen.spec.model import is_ip_host
 
 NGINX_ENV = "TPGEN_NGINX"
@@ -43,9 +45,32 @@ def find_nginx() -> str:
     return candidate
 
 
-def nginx_has_threads(nginx: str) -> bool:
+def _nginx_v(nginx: str) -> str:
     result = subprocess.run([nginx, "-V"], capture_output=True, text=True, check=False)
-    return "--with-threads" in result.stderr + result.stdout
+    return result.stderr + result.stdout
+
+
+def nginx_has_threads(nginx: str) -> bool:
+    return "--with-threads" in _nginx_v(nginx)
+
+
+def _unfit(plan: Plan, nginx: str, built: str) -> str | None:
+    """Why ``nginx`` (its -V output ``built``) cannot check a config written for a newer one."""
+    found = re.search(r"nginx/([0-9]+)\.([0-9]+)\.([0-9]+)", built)
+    version = tuple(int(part) for part in found.groups()) if found else (0, 0, 0)
+    needs = []
+    if plan.http2_directive and version < HTTP2_DIRECTIVE_SINCE:
+        needs.append("`http2 on;` (nginx ≥ 1.25.1)")
+    if any(s.quic for s in plan.listens) and "--with-http_v3_module" not in built:
+        needs.append("QUIC listens (--with-http_v3_module)")
+    if not needs:
+        return None
+    shown = ".".join(map(str, version)) if found else "of unknown version"
+    return (
+        f"the config is for a newer nginx (nginx.version in the spec): it uses "
+        f"{' and '.join(needs)}, which {nginx} ({shown}) does not take; point {NGINX_ENV} at "
+        "such an nginx (e.g. Debian 13's, scripts/ci/nginx-image.sh) or pass --no-check"
+    )
 
 
 def _run_test(nginx: str, conf: Path, prefix: Path) -> CheckResult:
@@ -82,6 +107,34 @@ def _offline_origin(plan: Plan) -> Decision[tuple[Upstream, ...]] | None:
     return replace(plan.origin_servers, value=servers)
 
 
+def _moved_server(server: ServerPlan, prefix: str) -> ServerPlan:
+    if server.certificate is None or server.certificate_key is None:
+        return server
+    return replace(
+        server,
+        certificate=_moved(server.certificate, prefix),
+        certificate_key=_moved(server.certificate_key, prefix),
+    )
+
+
+def _moved_tls(tls: TlsPolicy | None, prefix: str) -> TlsPolicy | None:
+    if tls is None or tls.ticket_keys is None:
+        return tls
+    keys = tuple(prefix.rstrip("/") + path for path in tls.ticket_keys.value)
+    return replace(tls, ticket_keys=replace(tls.ticket_keys, value=keys))
+
+
+def write_tls_files(plan: Plan) -> None:
+    """Throwaway certificates, keys and ticket keys where the rebased config names them."""
+    for server in plan.servers:
+        if server.certificate and server.certificate_key:
+            write_throwaway_pair(
+                Path(server.certificate.value), Path(server.certificate_key.value), server.names
+            )
+    for path in plan.tls.ticket_keys.value if plan.tls and plan.tls.ticket_keys else ():
+        write_throwaway_ticket_key(Path(path))
+
+
 def rebased(plan: Plan, prefix: str) -> Plan:
     """The same plan with every filesystem path under ``prefix`` and every keys zone at 1 MB,
     so that any machine with nginx can run ``nginx -t`` on it: the node's disks and RAM are
@@ -105,8 +158,12 @@ def rebased(plan: Plan, prefix: str) -> Plan:
             f"keys zones shrunk to {CHECK_KEYS_ZONE_MB} MB each for the offline check: "
             "nginx -t maps every zone, and the node's RAM is not the checking machine's"
         )
+    if plan.servers:
+        notes.append("certificates and keys replaced by throwaway ones for the offline check")
     return replace(
         plan,
+        servers=tuple(_moved_server(server, prefix) for server in plan.servers),
+        tls=_moved_tls(plan.tls, prefix),
         pid_file=_moved(plan.pid_file, prefix),
         mime_types_file=_moved(plan.mime_types_file, prefix),
         error_log_file=_moved(plan.error_log_file, prefix),
@@ -131,12 +188,17 @@ def _prepare_dirs(plan: Plan) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     for disk in plan.serving_disks:
         Path(disk.dir).mkdir(parents=True, exist_ok=True)
+    write_tls_files(plan)
 
 
 def check_plan(plan: Plan, *, nginx: str | None = None) -> CheckResult:
     """``nginx -t`` on the plan's config with every path moved into a throwaway prefix."""
     binary = nginx or find_nginx()
-    if not nginx_has_threads(binary):
+    built = _nginx_v(binary)
+    unfit = _unfit(plan, binary, built)
+    if unfit:
+        raise NginxUnavailable(unfit)
+    if "--with-threads" not in built:
         raise NginxUnavailable(
             f"{binary} was built without --with-threads: thread_pool cannot work; use Debian's "
             "nginx or build with --with-threads (role nginx_install does)"

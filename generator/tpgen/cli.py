@@ -136,11 +136,17 @@ def render(spec: str, output: str | None, check: bool, diff_against: str | None)
 
 @cli.command()
 @click.argument("spec", type=click.Path())
-def validate(spec: str) -> int:
+@click.option(
+    "--tls-files",
+    is_flag=True,
+    help="Also read the certificate and key files SPEC names (on the node): each must exist "
+    "and each key must belong to its certificate.",
+)
+def validate(spec: str, tls_files: bool) -> int:
     """Check SPEC and its plan; print nothing but errors."""
     from tpgen.commands.validate import validate as command
 
-    return _run(lambda console: command(spec))
+    return _run(lambda console: command(spec, tls_files=tls_files))
 
 
 @cli.command()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -66,6 +67,37 @@ def tpgen_node_spec(
         raise AnsibleFilterError(f"tpgen_node_spec: {exc}") from None
 
 
+def tpgen_nginx_facts(spec: Any, nginx_v: Any = None) -> dict[str, Any]:
+    """Fill nginx.version and nginx.http_v3 from the output of the node's `nginx -V` when the
+    spec leaves them out (no output: the spec as it is)."""
+    text = str(nginx_v or "")
+    version = re.search(r"nginx version: [^/\s]+/([0-9]+\.[0-9]+\.[0-9]+)", text)
+    if version is None:
+        return dict(plain(spec or {}))
+    try:
+        return dict(
+            _api().fill_nginx_facts(
+                plain(spec or {}),
+                version=version.group(1),
+                http_v3="--with-http_v3_module" in text,
+            )
+        )
+    except TypeError as exc:
+        raise AnsibleFilterError(f"tpgen_nginx_facts: {exc}") from None
+
+
+def tpgen_tls_problems(spec: Any, files: Any = None, source: str = "tpgen_spec") -> list[str]:
+    """What is wrong with the spec's certificate and key files, read from the controller paths
+    ``files`` maps node paths to (missing, not PEM, key and certificate not a pair)."""
+    api = _api()
+    try:
+        parsed = api.spec_from_mapping(plain(spec), source=source)
+    except api.SpecError as exc:
+        raise AnsibleFilterError(f"tpgen rejected the spec:\n{exc}") from None
+    mapping = {str(k): str(v) for k, v in dict(files or {}).items()}
+    return [str(item) for item in api.tls_file_problems(parsed, mapping, source)]
+
+
 def tpgen_node_layout(spec: Any, source: str = "tpgen_spec") -> dict[str, Any]:
     """The node layout of tpgen's plan of a (completed) spec: disks with their directory,
     owner and mode, the nginx user, listen and status URLs, log paths."""
@@ -103,4 +135,6 @@ class FilterModule:
             "tpgen_node_layout": tpgen_node_layout,
             "tpgen_disk_for_key": tpgen_disk_for_key,
             "tpgen_cache_targets": tpgen_cache_targets,
+            "tpgen_nginx_facts": tpgen_nginx_facts,
+            "tpgen_tls_problems": tpgen_tls_problems,
         }

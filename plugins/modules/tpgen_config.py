@@ -94,8 +94,9 @@ tpgen_layout:
       type: str
     listen_urls:
       description:
-        - "One URL per C(listen) of the config, as a request from the node itself reaches it
-          (0.0.0.0 through 127.0.0.1, :: through [::1]), ending in C(/)."
+        - "One URL per TCP C(listen) socket of the config (C(*) gives two), as a request from
+          the node itself reaches it (0.0.0.0 through 127.0.0.1, :: through [::1]), ending in
+          C(/); C(https://) for a TLS listen."
       type: list
       elements: str
     status_url:
@@ -116,6 +117,18 @@ tpgen_layout:
           C(mount), C(dir) (the directory nginx uses), C(state), C(media), C(filesystem),
           C(owner), C(group), C(mode) (of C(dir)), C(thread_pool) (name or null), C(buckets)
           and C(min_free_bytes) (null but on cache nodes).
+      type: list
+      elements: dict
+    sysctls:
+      description:
+        - The kernel settings the config needs, each with C(name), C(value) and C(at_least)
+          (a floor, only ever raised); storage_disks applies them.
+      type: list
+      elements: dict
+    tls_files:
+      description:
+        - The certificate, key and ticket key files the config reads, each with C(path),
+          C(kind) (certificate, key or ticket_key) and C(mode) (0600 for keys).
       type: list
       elements: dict
 tpgen_errors:

@@ -92,6 +92,8 @@ check_system() {
   need mkfs.xfs xfsprogs
   # nginx -t of a config with TLS to the origin reads Debian's CA bundle (tests/cases/cache-origin-tls)
   [[ -r /etc/ssl/certs/ca-certificates.crt ]] || want ca-certificates
+  # the live TLS test asks nginx over HTTP/1.1 and HTTP/2 (tests/test_edge_live.py)
+  need curl curl
 }
 
 # Molecule runs dockerd itself when no daemon answers; the engine (dockerd, containerd, runc)

@@ -6,9 +6,14 @@
 #
 #   scripts/ci/molecule.sh                 # every scenario
 #   scripts/ci/molecule.sh disks source    # only these
+#   scripts/ci/molecule.sh trixie          # only the Debian 13 checks (below)
+#
+# A full run then checks Debian 13: the tests marked `containers` (nginx 1.26 in a container) and
+# the scenarios in TPGEN_MOLECULE_TRIXIE_SCENARIOS (default: default) on a trixie base image.
 #
 # Environment: TPGEN_MOLECULE_IMAGE (another image, e.g. debian:bookworm on a networked machine:
-# the base image is then not built), TPGEN_VENV_BIN (default <repo>/.venv/bin).
+# the base image is then not built, and no trixie run), TPGEN_VENV_BIN (default
+# <repo>/.venv/bin), TPGEN_MOLECULE_TRIXIE_SCENARIOS (space-separated; empty: none).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -54,26 +59,60 @@ if [[ "$image" == "$base_image" ]]; then
 fi
 
 # --- scenarios ----------------------------------------------------------------------------------
+# `trixie` among the arguments (or a full run) adds the Debian 13 checks below.
+scenarios=()
+trixie=0
 if [[ $# -gt 0 ]]; then
-    scenarios=("$@")
+    for s in "$@"; do
+        if [[ $s == trixie ]]; then trixie=1; else scenarios+=("$s"); fi
+    done
 else
-    scenarios=()
     for f in molecule/*/molecule.yml; do
         scenarios+=("$(basename "$(dirname "$f")")")
     done
+    trixie=1
 fi
-[[ ${#scenarios[@]} -gt 0 ]] || { log "no scenarios under molecule/" >&2; exit 1; }
+# Another image than the base image is the caller's choice of distro: no trixie run then.
+[[ -z "${TPGEN_MOLECULE_IMAGE:-}" ]] || trixie=0
+[[ ${#scenarios[@]} -gt 0 || $trixie -eq 1 ]] || { log "no scenarios under molecule/" >&2; exit 1; }
 
 [[ -t 1 ]] || export NO_COLOR=1 ANSIBLE_NOCOLOR=1 PY_COLORS=0
 results=()
 failed=0
-for s in "${scenarios[@]}"; do
+for s in "${scenarios[@]+"${scenarios[@]}"}"; do
     log "=== scenario $s"
     start=$SECONDS
     if molecule test -s "$s"; then status=ok; else status=FAILED; failed=1; fi
     results+=("$(printf '%-14s %-7s %5ss' "$s" "$status" $((SECONDS - start)))")
     log "=== scenario $s: $status in $((SECONDS - start))s"
 done
+
+# --- Debian 13 (trixie): nginx 1.26's checks, and the scenarios that run on both Debians ------
+# In a full run, or with `trixie` named. The default scenario covers install, disks, TLS and
+# the cache path on trixie; the other scenarios exercise roles whose tasks do not differ between
+# the two releases, so they run on bookworm only, which keeps the molecule phase moderate.
+if [[ $trixie -eq 1 ]]; then
+    read -r -a trixie_scenarios <<<"${TPGEN_MOLECULE_TRIXIE_SCENARIOS-default}"
+    start=$SECONDS
+    TPGEN_MOLECULE_BASE_IMAGE=tpgen-molecule-base:trixie TPGEN_MOLECULE_SUITE=trixie \
+        molecule/common/build-base-image.sh
+    scripts/ci/nginx-image.sh trixie
+    # The tests that need the docker engine: nginx 1.26 goldens, HTTP/3 (pytest phase skips them).
+    if pytest -q -p no:cacheprovider -m containers tests; then status=ok; else status=FAILED; failed=1; fi
+    results+=("$(printf '%-14s %-7s %5ss' "containers" "$status" $((SECONDS - start)))")
+    for s in "${trixie_scenarios[@]}"; do
+        log "=== scenario $s on trixie"
+        start=$SECONDS
+        if TPGEN_MOLECULE_BASE_IMAGE=tpgen-molecule-base:trixie \
+            TPGEN_MOLECULE_IMAGE=tpgen-molecule-base:trixie molecule test -s "$s"; then
+            status=ok
+        else
+            status=FAILED; failed=1
+        fi
+        results+=("$(printf '%-14s %-7s %5ss' "$s@trixie" "$status" $((SECONDS - start)))")
+        log "=== scenario $s on trixie: $status in $((SECONDS - start))s"
+    done
+fi
 
 log "per-scenario wall times (create -> destroy):"
 printf '  %s\n' "${results[@]}"

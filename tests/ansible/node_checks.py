@@ -70,7 +70,11 @@ def node_spec(host: Any) -> dict[str, Any]:
         cores=facts["ansible_processor_vcpus"],
         memory_mb=facts["ansible_memtotal_mb"],
     )
-    return spec
+    nginx_v = host.run("nginx -V")
+    filled: dict[str, Any] = load_filters().tpgen_nginx_facts(
+        spec, nginx_v.stderr if nginx_v.rc == 0 else ""
+    )
+    return filled
 
 
 def cache_globs(mounts: list[str], key: str) -> list[str]:

@@ -154,3 +154,42 @@ def test_a_spec_that_contains_itself_is_a_clean_filter_error(
     assert str(caught.value) == (
         "tpgen rejected the spec:\ntpgen_spec: node.again: contains itself (a recursive structure)"
     )
+
+
+NGINX_V_126 = (
+    "nginx version: nginx/1.26.3\nbuilt with OpenSSL 3.5.1\nTLS SNI support enabled\n"
+    "configure arguments: --with-threads --with-http_v2_module --with-http_v3_module\n"
+)
+
+
+def test_nginx_facts_come_from_nginx_v_output(filters: ModuleType) -> None:
+    filled = filters.tpgen_nginx_facts(FULL, NGINX_V_126)
+    assert filled["nginx"] == {"version": "1.26.3", "http_v3": True}
+    old = NGINX_V_126.replace("1.26.3", "1.22.1").replace(" --with-http_v3_module", "")
+    assert filters.tpgen_nginx_facts(FULL, old)["nginx"] == {"version": "1.22.1", "http_v3": False}
+    # No nginx yet (before nginx_install): the spec as it is.
+    assert filters.tpgen_nginx_facts(FULL, "") == FULL
+    stated = {**FULL, "nginx": {"version": "1.24.0"}}
+    assert filters.tpgen_nginx_facts(stated, NGINX_V_126)["nginx"] == {
+        "version": "1.24.0",
+        "http_v3": True,
+    }
+
+
+def test_tls_problems_read_the_controller_copies(filters: ModuleType, tmp_path: Path) -> None:
+    from tpgen.spec.certs import write_throwaway_pair
+
+    cert, key = tmp_path / "a.crt", tmp_path / "a.key"
+    write_throwaway_pair(cert, key, ("edge.example",))
+    spec = {
+        **FULL,
+        "listen": [{"address": "127.0.0.1", "port": 28504, "tls": True}],
+        "tls": {"certificates": [{"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"}]},
+    }
+    files = {"/etc/nginx/tls/a.crt": str(cert), "/etc/nginx/tls/a.key": str(key)}
+    assert filters.tpgen_tls_problems(spec, files) == []
+    files["/etc/nginx/tls/a.key"] = str(tmp_path / "missing.key")
+    assert filters.tpgen_tls_problems(spec, files, "tpgen_spec of edge") == [
+        f"tpgen_spec of edge: tls.certificates.0.key: /etc/nginx/tls/a.key (read from "
+        f"{tmp_path}/missing.key): No such file or directory: put the file there or fix the path"
+    ]

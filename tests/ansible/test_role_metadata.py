@@ -98,6 +98,9 @@ def test_the_spec_entry_point_documents_what_it_reads() -> None:
     assert set(specs["spec"]["options"]) == {
         "nginx_tpconfig_spec",
         "nginx_tpconfig_fill_from_facts",
+        # the spec follows the installed nginx (nginx -V), which variables.yml locates
+        "nginx_tpconfig_fill_from_nginx",
+        "nginx_tpconfig_nginx_binary",
     }
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from tpgen.api import load_plan
+from tpgen.api import check_tls_files, load_plan
 from tpgen.errors import EXIT_OK
 
 
-def validate(spec: str) -> int:
-    """0 when ``spec`` and its plan are fine; a refusal raises SpecError (2)."""
+def validate(spec: str, *, tls_files: bool = False) -> int:
+    """0 when ``spec`` and its plan are fine; a refusal raises SpecError (2). ``tls_files``:
+    the certificate and key files it names must exist here and match."""
     load_plan(spec)
+    if tls_files:
+        check_tls_files(spec)
     return EXIT_OK

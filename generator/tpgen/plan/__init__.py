@@ -6,13 +6,17 @@ Pure functions only: no I/O, no templates. One module per concern, each returnin
 ``pools`` (thread pools), ``limits`` (the node's thread,
 file and memory limits), ``cache`` (zones, keys zones' RAM, proxy_cache policy), ``io``
 (sendfile, open_file_cache, directio), ``split`` and ``buckets`` (which disk a key lives on),
-``disks``, ``endpoints`` (listen, status, origin), ``process`` (user, pid, logs), ``responses``,
+``disks``, ``endpoints`` (status, origin), ``process`` (user, pid, logs), ``responses``,
 ``policy`` (proxy_cache policy, debug headers), ``slice`` (byte ranges), ``housekeeping`` (the
-cache loader and manager), ``origins`` (failover, timeouts, TLS to the origin).
+cache loader and manager), ``origins`` (failover, timeouts, TLS to the origin),
+``listens`` (sockets, reuseport, backlog, HTTP/2 and HTTP/3), ``tls`` (protocols, session
+cache, a server per certificate), ``sysctls`` (the kernel settings the storage role applies).
 `make_plan` only puts them together; `tpgen explain` prints the reasons.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from tpgen.errors import SpecError
 from tpgen.plan.cache import keys_zone_budget
@@ -24,7 +28,8 @@ from tpgen.plan.io import (
     open_file_cache_max,
     socket_fields,
 )
-from tpgen.plan.limits import check_node_limits
+from tpgen.plan.limits import NodeLimits, check_node_limits
+from tpgen.plan.listens import listen_fields
 from tpgen.plan.origins import origin_policy_fields
 from tpgen.plan.policy import proxy_cache_fields
 from tpgen.plan.process import process_fields
@@ -32,8 +37,10 @@ from tpgen.plan.reads import pool_count
 from tpgen.plan.responses import response_fields
 from tpgen.plan.slice import slice_fields
 from tpgen.plan.split import split_fields
+from tpgen.plan.sysctls import sysctl_fields
+from tpgen.plan.tls import tls_fields
 from tpgen.plan.types import CacheZone, Decision, DiskPlan, Plan, ThreadPool, Upstream
-from tpgen.plan.workers import event_fields
+from tpgen.plan.workers import event_fields, worker_count
 from tpgen.spec.load import LineMap, with_lines
 from tpgen.spec.model import NodeSpec
 
@@ -83,4 +90,17 @@ def _assemble(spec: NodeSpec, source: str) -> Plan:
         **origin_fields(spec),
         **origin_policy_fields(spec),
         **server_fields(spec),
+        **_edge_fields(spec, limits),
     )
+
+
+def _edge_fields(spec: NodeSpec, limits: NodeLimits) -> dict[str, Any]:
+    """Listens, TLS and the kernel settings they need (issue 12)."""
+    workers = worker_count(spec)
+    connections, nofile = limits.connections.value, limits.nofile.value
+    listens = listen_fields(spec, workers, connections)
+    return {
+        **listens,
+        **tls_fields(spec, workers, connections),
+        **sysctl_fields(spec, workers, nofile, listens["backlog"].value),
+    }

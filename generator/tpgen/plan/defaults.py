@@ -191,6 +191,47 @@ CACHE_HEADERS = (("X-Cache-Status", "$upstream_cache_status"), ("X-Cache-Disk", 
 STATUS_LOCATION = "/nginx_status"
 STATUS_ALLOW = ("127.0.0.1", "::1")  # loopback, IPv4 and IPv6
 
+# ------------------------------------------------------------------- listens, TLS, edge sysctls
+# The accept queue of a listen holds one worker's worth of new connections (worker_connections)
+# through a burst; nginx's own default is 511 (NGX_LISTEN_BACKLOG). Linux truncates it to
+# net.core.somaxconn without a word, so the plan raises that sysctl to match. 65535: the largest
+# backlog every kernel in use keeps (somaxconn was 16 bits wide before Linux 4.1).
+BACKLOG_CAP = 65535
+SOMAXCONN_DEFAULT = 4096  # Linux ≥ 5.4's default net.core.somaxconn
+# Mozilla's "intermediate" TLS configuration (ssl-config.mozilla.org, guideline 5.7): TLS 1.2 and
+# 1.3, ECDHE with AEAD ciphers only; the client's order wins, all of them are strong. The DHE
+# suites are left out: nginx offers none without ssl_dhparam, which tpgen does not write.
+TLS_PROTOCOLS = ("TLSv1.2", "TLSv1.3")
+TLS_CIPHERS = (
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+)
+TLS_PREFER_SERVER_CIPHERS = "off"
+# nginx docs (ssl_session_cache): "one megabyte of the cache contains about 4000 sessions".
+TLS_SESSIONS_PER_MB = 4000
+# The session cache never takes more than this share of RAM (tpgen's choice), at least 1 MB.
+TLS_SESSION_CACHE_RAM_PERCENT = 1
+TLS_SESSION_TIMEOUT = "1d"  # Mozilla intermediate
+# Mozilla intermediate's HSTS: browsers keep to https for two years. No includeSubDomains: the
+# domain's other hosts are not this node's to decide.
+HSTS = "max-age=63072000"
+TLS_EARLY_DATA = "off"  # 0-RTT data can be replayed by an attacker (RFC 8446 §8)
+# The files nginx reads at start as root: certificates world-readable, keys root only.
+TLS_CERT_MODE = "0644"
+TLS_KEY_MODE = "0600"
+# HTTP/3: clients learn of the QUIC port from Alt-Svc and keep it for a day (RFC 7838 ma=).
+ALT_SVC_MAX_AGE = 86400
+QUIC_RETRY = "on"  # address validation before the server spends state on a handshake
+# Edge sysctls (plan/sysctls.py): origin connections of a cache node each take a local port;
+# Linux's default 32768-60999 gives 28,232 per origin address, this range 64,512.
+LOCAL_PORT_RANGE = "1024 65535"
+# Files the rest of the system opens besides nginx's workers.
+FILE_MAX_RESERVE = 65536
+# The kernel's default 100 reclaims inodes and dentries as readily as page cache; 50 keeps them
+# twice as long: the bench found cold inodes block the event loop (open() runs on it).
+VFS_CACHE_PRESSURE_HDD = 50
+
 # ----------------------------------------------------------------------- buckets, split key
 # nginx's full split_clients resolution: at 96 disks a fair share is ~104 buckets (4 TB among
 # 16 TB disks ~45), so ±1 bucket is ≤ 1-2 %; at 1000 buckets it is ~10 %.

@@ -22,10 +22,6 @@ def _address(address: str, port: int) -> str:
 
 def server_fields(spec: NodeSpec) -> dict[str, Any]:
     return {
-        "listen_address": Decision(
-            _address(spec.listen.address, spec.listen.port),
-            "listen.address and listen.port in the spec",
-        ),
         "status_address": Decision(
             _address(spec.status.address, spec.status.port),
             "status.address and status.port in the spec: its own server, apart from client traffic",

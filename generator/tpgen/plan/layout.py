@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from tpgen.plan import DiskPlan, Plan
+from tpgen.plan.defaults import TLS_CERT_MODE, TLS_KEY_MODE
+from tpgen.plan.types import Sysctl
 
 # nginx needs rwx on its cache and data directories; nobody else needs anything.
 DIR_MODE = "0700"
@@ -45,13 +47,26 @@ class NodeLayout:
     access_log: str | None
     disks: tuple[DiskLayout, ...]
     config_sha1: str | None = None  # of the rendered config text, when known
+    # The kernel settings storage_disks applies (name, value, at_least: only ever raised).
+    sysctls: tuple[Sysctl, ...] = ()
+    # The certificate, key and ticket key files the config reads, with the mode each needs.
+    tls_files: tuple[TlsFile, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: the field names as keys, lists for the tuples."""
         data = asdict(self)
         data["listen_urls"] = list(self.listen_urls)
         data["disks"] = [asdict(disk) for disk in self.disks]
+        data["sysctls"] = [asdict(item) for item in self.sysctls]
+        data["tls_files"] = [asdict(item) for item in self.tls_files]
         return data
+
+
+@dataclass(frozen=True)
+class TlsFile:
+    path: str  # on the node
+    kind: str  # certificate | key | ticket_key
+    mode: str  # TLS_CERT_MODE for certificates, TLS_KEY_MODE for secrets
 
 
 def node_layout(plan: Plan, config_text: str | None = None) -> NodeLayout:
@@ -64,16 +79,35 @@ def node_layout(plan: Plan, config_text: str | None = None) -> NodeLayout:
         node=plan.node_name,
         nginx_user=user,
         nginx_group=group,
-        listen_urls=(local_url(plan.listen, "/"),),
+        listen_urls=tuple(
+            local_url(socket.address, "/", "https" if "ssl" in socket.parameters.value else "http")
+            for socket in plan.listens
+            if not socket.quic
+        ),
         status_url=local_url(plan.status_listen, plan.status_location.value),
         error_log=plan.error_log,
         access_log=plan.access_log,
         disks=tuple(_disk_layout(disk, user, group) for disk in plan.disks),
         config_sha1=None if config_text is None else _sha1(config_text),
+        sysctls=plan.sysctls,
+        tls_files=tls_files(plan),
     )
 
 
-def local_url(listen: str, path: str) -> str:
+def tls_files(plan: Plan) -> tuple[TlsFile, ...]:
+    """Every file the TLS config reads, once, keys and ticket keys readable by root only."""
+    found: dict[str, TlsFile] = {}
+    for server in plan.servers:
+        if server.certificate and server.certificate_key:
+            cert, key = server.certificate.value, server.certificate_key.value
+            found.setdefault(cert, TlsFile(cert, "certificate", TLS_CERT_MODE))
+            found.setdefault(key, TlsFile(key, "key", TLS_KEY_MODE))
+    for path in plan.tls.ticket_keys.value if plan.tls and plan.tls.ticket_keys else ():
+        found.setdefault(path, TlsFile(path, "ticket_key", TLS_KEY_MODE))
+    return tuple(found.values())
+
+
+def local_url(listen: str, path: str, scheme: str = "http") -> str:
     """The URL that reaches a ``listen`` address of the plan from the node itself.
 
     A wildcard address is reached on loopback: 0.0.0.0 through 127.0.0.1, :: through ::1.
@@ -83,7 +117,7 @@ def local_url(listen: str, path: str) -> str:
     if address.is_unspecified:
         address = ipaddress.ip_address("::1" if address.version == 6 else "127.0.0.1")
     shown = f"[{address}]" if address.version == 6 else str(address)
-    return f"http://{shown}:{port}{path}"
+    return f"{scheme}://{shown}:{port}{path}"
 
 
 def _disk_layout(disk: DiskPlan, owner: str, group: str) -> DiskLayout:

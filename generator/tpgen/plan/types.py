@@ -16,7 +16,9 @@ from tpgen.spec.units import nginx_size
 T = TypeVar("T")
 
 # How explain shows a value (render/explain.py holds the formats).
-Shown = Literal["text", "size", "mb", "words", "types", "valid", "headers", "servers", "formats"]
+Shown = Literal[
+    "text", "size", "mb", "words", "types", "valid", "headers", "servers", "formats", "ciphers"
+]
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,75 @@ class _ValueOf(Generic[T]):
     def __get__(self, part: object, owner: type | None = None) -> T:
         value: T = getattr(part, self.decision).value
         return value
+
+
+@dataclass(frozen=True)
+class ListenSocket:
+    """One ``listen`` line: an address the node binds, from one listen of the spec."""
+
+    address: str  # 0.0.0.0:443, [::]:443
+    source: str  # the spec's field, listen.0
+    parameters: Decision[tuple[str, ...]] = field(metadata=feeds("parameters", "words"))
+    shared: tuple[str, ...] = ()  # the parameters a second server block repeats (no socket options)
+    quic: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"listen {self.address}{' quic' if self.quic else ''}"
+
+    @property
+    def summary(self) -> tuple[str, str]:
+        return ("udp" if self.quic else "tcp"), f"from {self.source} in the spec"
+
+
+@dataclass(frozen=True)
+class TlsPolicy:
+    """The TLS settings every server of the node shares (http context)."""
+
+    protocols: Decision[tuple[str, ...]] = field(metadata=feeds("ssl_protocols", "words"))
+    ciphers: Decision[str] = field(metadata=feeds("ssl_ciphers", "ciphers"))
+    prefer_server_ciphers: Decision[str] = field(metadata=feeds("ssl_prefer_server_ciphers"))
+    session_cache_mb: Decision[int] = field(metadata=feeds("ssl_session_cache", "mb"))
+    session_timeout: Decision[str] = field(metadata=feeds("ssl_session_timeout"))
+    session_tickets: Decision[str] = field(metadata=feeds("ssl_session_tickets"))
+    early_data: Decision[str] = field(metadata=feeds("ssl_early_data"))
+    ticket_keys: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("ssl_session_ticket_key", "words")
+    )
+
+    @property
+    def label(self) -> str:
+        return ""
+
+
+@dataclass(frozen=True)
+class ServerPlan:
+    """One server block of the node: a certificate and the names it serves."""
+
+    index: int
+    names: tuple[str, ...]  # server_name; empty: the default server
+    certificate: Decision[str] | None = field(default=None, metadata=feeds("ssl_certificate"))
+    certificate_key: Decision[str] | None = field(
+        default=None, metadata=feeds("ssl_certificate_key")
+    )
+
+    @property
+    def label(self) -> str:
+        return f"server {' '.join(self.names) or '(default)'}"
+
+    @property
+    def summary(self) -> tuple[str, str]:
+        return "tls", f"tls.certificates.{self.index} in the spec"
+
+
+PLAIN_SERVER = ServerPlan(index=0, names=())
+
+
+@dataclass(frozen=True)
+class Sysctl:
+    name: str
+    value: str
+    at_least: bool  # a floor: a node already set higher keeps its value
 
 
 MimeTypes = tuple[tuple[str, tuple[str, ...]], ...]
@@ -314,20 +385,73 @@ class Plan:
         default=None, metadata=feeds("proxy_ssl_verify_depth")
     )
     # servers
-    listen_address: Decision[str] = field(metadata=feeds("listen"))
+    listens: tuple[ListenSocket, ...]
+    reuseport: Decision[bool] = field(metadata=feeds("listen reuseport"))
+    backlog: Decision[int] = field(metadata=feeds("listen backlog"))
+    http2_directive: Decision[str] | None = field(default=None, metadata=feeds("http2"))
+    hsts: Decision[str] | None = field(
+        default=None, metadata=feeds("add_header Strict-Transport-Security")
+    )
+    alt_svc: Decision[str] | None = field(default=None, metadata=feeds("add_header Alt-Svc"))
+    quic_retry: Decision[str] | None = field(default=None, metadata=feeds("quic_retry"))
+    tls: TlsPolicy | None = None
+    servers: tuple[ServerPlan, ...] = ()
+    redirect_to: Decision[str] | None = field(
+        default=None, metadata=feeds("redirect server return 301")
+    )
+    redirect_listens: tuple[ListenSocket, ...] = ()
     status_address: Decision[str] = field(metadata=feeds("status server listen"))
     status_location: Decision[str] = field(metadata=feeds("status server location"))
     status_allow: Decision[tuple[str, ...]] = field(metadata=feeds("status server allow", "words"))
     status_access_log: Decision[str] = field(metadata=feeds("status server access_log"))
     disks: tuple[DiskPlan, ...]
+    # the node's kernel (applied by storage_disks, not in nginx.conf)
+    somaxconn: Decision[int] = field(metadata=feeds("sysctl net.core.somaxconn"))
+    file_max: Decision[int] = field(metadata=feeds("sysctl fs.file-max"))
+    local_port_range: Decision[str] | None = field(
+        default=None, metadata=feeds("sysctl net.ipv4.ip_local_port_range")
+    )
+    vfs_cache_pressure: Decision[int] | None = field(
+        default=None, metadata=feeds("sysctl vm.vfs_cache_pressure")
+    )
     notes: tuple[str, ...] = ()
 
     # The attributes the node side and the offline check read, as plain values.
     pid_path = _ValueOf[str]("pid_file")
     error_log = _ValueOf[str]("error_log_file")
     access_log = _ValueOf[str]("access_log_file")
-    listen = _ValueOf[str]("listen_address")
     status_listen = _ValueOf[str]("status_address")
+
+    @property
+    def listen(self) -> str:
+        """The first address the node listens on (a health check's first URL)."""
+        return self.listens[0].address
+
+    @property
+    def edge_headers(self) -> tuple[tuple[str, str], ...]:
+        """The response headers of a TLS edge (HSTS, Alt-Svc), in the order they are written."""
+        chosen = (("Strict-Transport-Security", self.hsts), ("Alt-Svc", self.alt_svc))
+        return tuple((name, d.value) for name, d in chosen if d is not None)
+
+    @property
+    def server_blocks(self) -> tuple[ServerPlan, ...]:
+        """The client-facing server blocks: one per certificate, or one plain server."""
+        return self.servers or (PLAIN_SERVER,)
+
+    @property
+    def sysctls(self) -> tuple[Sysctl, ...]:
+        """The kernel settings the node needs for this config, as the storage role sets them."""
+        chosen = [
+            ("net.core.somaxconn", self.somaxconn, True),
+            ("fs.file-max", self.file_max, True),
+            ("net.ipv4.ip_local_port_range", self.local_port_range, False),
+            ("vm.vfs_cache_pressure", self.vfs_cache_pressure, False),
+        ]
+        return tuple(
+            Sysctl(name, str(decision.value), at_least)
+            for name, decision, at_least in chosen
+            if decision is not None
+        )
 
     @property
     def upstreams(self) -> tuple[Upstream, ...]:

@@ -30,6 +30,9 @@ Kind = Literal[
     "levels",
     "quoted",
     "number_param",
+    "parameter",
+    "server_name",
+    "ciphers",
     "comment",
 ]
 
@@ -51,6 +54,9 @@ _ALLOWED: dict[str, re.Pattern[str]] = {
     # The inside of a '...' string (a log format): printable ASCII without ' and backslash, so
     # the string cannot end early or escape; $variables are the point of it.
     "quoted": re.compile(r"[ -&(-\[\]-~]+"),
+    "parameter": re.compile(r"[a-z0-9_]+(=[a-z0-9]+)?"),
+    "server_name": re.compile(r"(\*\.)?[a-z0-9][a-z0-9.-]{0,252}"),
+    "ciphers": re.compile(r"[A-Z0-9-]+(:[A-Z0-9-]+)*"),
 }
 _WHAT = {
     "name": "letters, digits and _ . - (a name)",
@@ -65,6 +71,9 @@ _WHAT = {
     "network": "a network in CIDR form like 10.0.0.0/8",
     "number_param": "a parameter like weight=2, fail_timeout=10s or backup",
     "quoted": "printable ASCII without quotes ' or backslashes",
+    "parameter": "a listen parameter like reuseport or backlog=511",
+    "server_name": "a host name, or *. and a host name",
+    "ciphers": "OpenSSL cipher names separated by colons",
 }
 _MAX = 4096
 
@@ -150,7 +159,9 @@ def _environment() -> Environment:
         finalize=_finalize,
     )
     env.filters["nginx_literal"] = nginx_literal
-    env.filters["nginx_size"] = lambda num: nginx_literal(nginx_size(num), "number")
+    env.filters["nginx_size"] = lambda num, units="gmk": nginx_literal(
+        nginx_size(num, units), "number"
+    )
     env.filters["layout"] = _Layout
     env.filters["words"] = _words
     env.filters["column"] = _column

@@ -44,6 +44,11 @@ def _headers(value: tuple[tuple[str, str], ...]) -> str:
     return ", ".join(f"{name} {variable}" for name, variable in value)
 
 
+def _ciphers(value: str) -> str:
+    suites = value.split(":")
+    return f"{len(suites)} suites, {suites[0]} first"
+
+
 _SHOW: dict[Shown, Callable[[Any], str]] = {
     "text": str,
     "size": _size,
@@ -57,6 +62,7 @@ _SHOW: dict[Shown, Callable[[Any], str]] = {
         " ".join(f"{name} (escape={escape})" for name, escape, _ in value)
         or "combined (nginx's own)"
     ),
+    "ciphers": _ciphers,
 }
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +157,19 @@ def _pydantic_path(loc: tuple[Any, ...]) -> FieldPath:
     )
 
 
+def _single_listen(path: FieldPath) -> FieldPath:
+    """``listen`` written as one mapping is listen.0 inside: name the field as written."""
+    return ("listen", *path[2:]) if path[:2] == ("listen", 0) else path
+
+
+def _as_written(
+    by_path: dict[FieldPath, list[str]], data: Mapping[str, Any]
+) -> dict[FieldPath, list[str]]:
+    if not isinstance(data.get("listen"), Mapping):
+        return by_path
+    return {_single_listen(path): messages for path, messages in by_path.items()}
+
+
 def spec_from_mapping(
     data: Any, source: str = "<mapping>", lines: LineMap | None = None
 ) -> NodeSpec:
@@ -178,9 +191,11 @@ def spec_from_mapping(
                 messages.append(message)
         raise SpecError(
             Problem(path, ", or ".join(messages), source, _line_for(path, lines))
-            for path, messages in by_path.items()
+            for path, messages in _as_written(by_path, data).items()
         ) from None
     found = semantic_problems(spec)
+    if isinstance(data.get("listen"), Mapping):
+        found = [replace(p, path=_single_listen(p.path)) for p in found]
     if found:
         raise with_lines(SpecError(found), source, lines)
     return spec

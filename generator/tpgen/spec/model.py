@@ -556,9 +556,100 @@ class Workload(Strict):
     )
 
 
+DUAL_STACK = "*"
+# An absolute file path on the node: letters, digits and . _ + - only, so it is one nginx token.
+FILE_RE = r"^(/[A-Za-z0-9._+-]+)+$"
+# A server name: a host name, or a wildcard "*." in front of one (nginx's server_name form).
+SERVER_NAME_RE = r"^(\*\.)?" + HOSTNAME_RE[1:]
+NGINX_VERSION_RE = r"^[1-9][0-9]?\.[0-9]{1,3}(\.[0-9]{1,3})?$"
+
+
+def _listen_address(text: str) -> str:
+    return text if text == DUAL_STACK else _is_ip(text)
+
+
+def _file(path: str) -> str:
+    return _no_dotdot(path)
+
+
+FilePath = Annotated[str, Field(pattern=FILE_RE, max_length=1024), AfterValidator(_file)]
+
+
 class Listen(Strict):
-    address: IpAddress = "0.0.0.0"
+    address: Annotated[str, AfterValidator(_listen_address)] = Field(
+        default="0.0.0.0",
+        description="IPv4 or IPv6 address, or * for both (0.0.0.0 and [::] ipv6only=on)",
+    )
     port: Port = 80
+    tls: Annotated[bool, BOOLEAN] = Field(
+        default=False, description="TLS on this port (needs tls.certificates)"
+    )
+    http2: Annotated[bool, BOOLEAN] = Field(
+        default=False, description="HTTP/2 on this TLS listen (negotiated by ALPN)"
+    )
+    http3: Annotated[bool, BOOLEAN] = Field(
+        default=False,
+        description="HTTP/3 (QUIC on the same UDP port) on this TLS listen: needs an nginx "
+        "built with --with-http_v3_module (nginx.http_v3: true)",
+    )
+
+
+def _one_or_many(value: object) -> object:
+    """``listen`` as one mapping (the original form) or a list of them."""
+    return [value] if isinstance(value, dict) else value
+
+
+LISTEN_SCHEMA = Listen.model_json_schema()
+Listens = Annotated[
+    list[Listen],
+    Field(min_length=1, max_length=16),
+    BeforeValidator(_one_or_many),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                LISTEN_SCHEMA,
+                {"type": "array", "items": LISTEN_SCHEMA, "minItems": 1, "maxItems": 16},
+            ],
+            "description": "where the node serves clients: one listen, or a list of them",
+        }
+    ),
+]
+
+
+class Certificate(Strict):
+    cert: FilePath = Field(description="PEM certificate (chain) file on the node")
+    key: FilePath = Field(description="PEM private key file on the node, matching cert")
+    server_names: Annotated[
+        list[Annotated[str, Field(pattern=SERVER_NAME_RE, max_length=253)]], Field(max_length=64)
+    ] = Field(
+        default_factory=list,
+        description="host names this certificate serves (SNI); empty: any name (the first "
+        "certificate is the default)",
+    )
+
+
+class Tls(Strict):
+    certificates: Annotated[list[Certificate], Field(min_length=1, max_length=16)]
+    redirect_http: Annotated[bool, BOOLEAN] = Field(
+        default=False,
+        description="a port-80 server that answers every plain request with 301 to https",
+    )
+    ticket_keys: Annotated[list[FilePath], Field(max_length=8)] = Field(
+        default_factory=list,
+        description="ssl_session_ticket_key files, newest first, rotated by you: session "
+        "tickets stay off without them",
+    )
+
+
+class Nginx(Strict):
+    """The nginx the config is for; the nginx_tpconfig role fills it from `nginx -V`."""
+
+    version: Annotated[str, Field(pattern=NGINX_VERSION_RE)] | None = Field(
+        default=None, description="target nginx version, e.g. 1.22.1 or 1.26.3"
+    )
+    http_v3: Annotated[bool, BOOLEAN] = Field(
+        default=False, description="built with --with-http_v3_module"
+    )
 
 
 class Status(Strict):
@@ -652,7 +743,9 @@ class NodeSpec(Strict):
     node: Node
     workload: Workload
     disks: Annotated[list[Disk], Field(min_length=1, max_length=256)]
-    listen: Listen = Field(default_factory=Listen)
+    listen: Listens = Field(default_factory=lambda: [Listen()])
+    tls: Tls | None = None
+    nginx: Nginx = Field(default_factory=Nginx)
     status: Status = Field(default_factory=Status)
     tuning: Tuning = Field(default_factory=Tuning)
     cache: CachePolicy = Field(default_factory=CachePolicy)

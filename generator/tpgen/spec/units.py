@@ -70,10 +70,13 @@ def _at_most_off_t(value: int, shown: str) -> int:
     return value
 
 
-def nginx_size(num_bytes: int) -> str:
-    """The shortest exact nginx size: ``1m`` for 1 MiB, ``512k``, else floor MiB for big values."""
+def nginx_size(num_bytes: int, units: str = "gmk") -> str:
+    """The shortest exact nginx size: ``1m`` for 1 MiB, ``512k``, else floor MiB for big values.
+
+    ``units="mk"`` for a directive nginx reads with ngx_parse_size (``slice``), which takes no
+    ``g``: 1 GiB is ``1024m`` there."""
     for unit, factor in (("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10)):
-        if num_bytes >= factor and num_bytes % factor == 0:
+        if unit in units and num_bytes >= factor and num_bytes % factor == 0:
             return f"{num_bytes // factor}{unit}"
     if num_bytes >= 1 << 20:
         return f"{num_bytes >> 20}m"

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tpgen.errors import Path, Problem, problem
+from tpgen.spec.edge import edge_problems
 from tpgen.spec.model import CachePolicy, NodeSpec, Origin, is_ip_host
 
 WORKLOADS = ("cache", "origin", "vod")
@@ -218,14 +219,7 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
         problems.extend(_origin_names(spec))
         problems.extend(_cache_policy(spec))
         problems.extend(_origin_settings(spec))
-    if spec.listen.port == spec.status.port and spec.listen.address in {
-        spec.status.address,
-        "0.0.0.0",
-        "::",
-    }:
-        problems.append(
-            problem(("status", "port"), f"port {spec.status.port} is the listen port: pick another")
-        )
+    problems.extend(edge_problems(spec))
     for disk in spec.disks:
         if workload.avg_object_size is not None and workload.avg_object_size > disk.size:
             problems.append(

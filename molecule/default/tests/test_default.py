@@ -24,7 +24,9 @@ INVENTORY = REPO / "inventories" / "molecule"
 HOST_VARS = yaml.safe_load((INVENTORY / "host_vars" / "tpgen-default.yml").read_text())
 GROUP_VARS = yaml.safe_load((INVENTORY / "group_vars" / "storage_nodes.yml").read_text())
 DISKS = HOST_VARS["tpgen_spec"]["disks"]
-LISTEN = HOST_VARS["tpgen_spec"]["listen"]
+LISTEN = HOST_VARS["tpgen_spec"]["listen"][0]
+TLS_LISTENS = [listen for listen in HOST_VARS["tpgen_spec"]["listen"] if listen.get("tls")]
+TLS_FILES = HOST_VARS["nginx_tpconfig_tls_files"]
 STATUS = HOST_VARS["tpgen_spec"]["status"]
 ORIGIN_ROOT = GROUP_VARS["tpgen_molecule_origin_root"]
 OBJECTS = [
@@ -276,3 +278,56 @@ def test_purge_through_the_playbook_turns_the_key_into_a_miss_and_leaves_the_oth
     )
     assert [r["rounds"][0]["cache"] for r in after] == ["MISS", "HIT"]
     assert after[0]["rounds"][0]["sha256"] == fetched[purged]["origin_sha256"]
+
+
+@pytest.mark.parametrize(
+    ("path", "mode"),
+    [("/etc/nginx/tls/cache.test.crt", 0o644), ("/etc/nginx/tls/cache.test.key", 0o600)],
+)
+def test_the_certificate_and_key_are_on_the_node_with_their_modes(
+    host: Any, path: str, mode: int
+) -> None:
+    copied = host.file(path)
+    assert copied.is_file
+    assert (copied.user, copied.group, copied.mode) == ("root", "root", mode)
+
+
+def test_the_key_never_shows_in_ansible_output() -> None:
+    log = Path(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]) / "ansible.log"
+    key_pem = Path(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]) / "tls" / "cache.test.key"
+    body = [line for line in key_pem.read_text().splitlines() if not line.startswith("-----")]
+    text = log.read_text()
+    assert "Copy the keys from the controller, readable by root only" in text
+    assert body and not any(line in text for line in body)
+
+
+@pytest.mark.parametrize("listen", TLS_LISTENS, ids=[item["address"] for item in TLS_LISTENS])
+def test_tls_serves_http2_and_a_hit_on_ipv4_and_ipv6(host: Any, listen: dict[str, Any]) -> None:
+    address = f"[{listen['address']}]" if ":" in listen["address"] else listen["address"]
+    # Its own key per address: the second request is the first HIT of this listen.
+    url = f"https://{address}:{listen['port']}{OBJECTS[0]}?tls={RUN}-{listen['address']}"
+    script = (
+        "import ssl, sys, http.client, urllib.parse\n"
+        "ctx = ssl.create_default_context(); ctx.check_hostname = False\n"
+        "ctx.verify_mode = ssl.CERT_NONE; ctx.set_alpn_protocols(['h2', 'http/1.1'])\n"
+        "u = urllib.parse.urlsplit(sys.argv[1])\n"
+        "import socket\n"
+        "raw = socket.create_connection((u.hostname, u.port), timeout=10)\n"
+        "tls = ctx.wrap_socket(raw, server_hostname='cache.test')\n"
+        "print(tls.selected_alpn_protocol(), tls.version())\n"
+    )
+    negotiated = host.check_output("python3 -c %s %s", script, url)
+    assert negotiated == "h2 TLSv1.3"
+    statuses = []
+    for _ in range(2):
+        headers = host.check_output(
+            "python3 -c %s %s",
+            "import ssl, sys, urllib.request\n"
+            "ctx = ssl._create_unverified_context()\n"
+            "r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], "
+            "headers={'Host': 'cache.test'}), context=ctx)\n"
+            "print(r.status, r.headers['X-Cache-Status'], r.headers['Strict-Transport-Security'])",
+            url,
+        )
+        statuses.append(headers)
+    assert statuses == ["200 MISS max-age=63072000", "200 HIT max-age=63072000"]

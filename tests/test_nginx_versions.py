@@ -1,0 +1,121 @@
+"""Configs for nginx ≥ 1.25 through Debian 13's nginx 1.26, in a container (the host has 1.22).
+
+Marked ``containers``: they need the docker engine, which the molecule phase of scripts/test.sh
+installs and starts, so that phase runs them (scripts/ci/molecule.sh); the pytest phase leaves
+them out.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tpgen.check import check_plan, rebased, write_tls_files
+from tpgen.plan import Decision, make_plan
+from tpgen.render import render_config
+from tpgen.spec.edge import HTTP3_SINCE, version_tuple
+from tpgen.spec.load import load_spec_file, spec_from_mapping
+
+from .conftest import CASES, ROOT, unavailable
+from .h3client import h3_get
+from .live import free_ports
+from .specs import spec
+
+pytestmark = pytest.mark.containers
+IMAGE = "tpgen-nginx:trixie"
+NEW_CASES = sorted(
+    p
+    for p in CASES.iterdir()
+    if (p / "spec.yaml").exists()
+    and version_tuple(load_spec_file(p / "spec.yaml").nginx.version) >= HTTP3_SINCE
+)
+
+
+@pytest.fixture(scope="session")
+def trixie_nginx(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An ``nginx`` that runs Debian 13's in a container, with /tmp shared (the check's prefix)."""
+    if (
+        shutil.which("docker") is None
+        or subprocess.run(["docker", "info"], capture_output=True, check=False).returncode
+    ):
+        unavailable("no docker engine answers: scripts/ci/molecule.sh installs and starts one")
+    subprocess.run([str(ROOT / "scripts/ci/nginx-image.sh"), "trixie"], check=True)
+    wrapper = tmp_path_factory.mktemp("bin") / "nginx"
+    wrapper.write_text(
+        f'#!/bin/sh\nexec docker run --rm --network none -v /tmp:/tmp {IMAGE} nginx "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+def test_there_are_goldens_for_nginx_1_26() -> None:
+    assert [p.name for p in NEW_CASES] == ["edge-h3-126", "edge-tls-h2-126"]
+
+
+@pytest.mark.parametrize("case", NEW_CASES, ids=[p.name for p in NEW_CASES])
+def test_golden_config_passes_nginx_1_26(case: Path, trixie_nginx: str) -> None:
+    plan = make_plan(load_spec_file(case / "spec.yaml"), str(case / "spec.yaml"))
+    result = check_plan(plan, nginx=trixie_nginx)
+    assert result.ok, result.output
+
+
+@pytest.fixture
+def h3_node(tmp_path_factory: pytest.TempPathFactory, trixie_nginx: str) -> Iterator[int]:
+    """nginx 1.26 in a container on the host's network with a rendered HTTP/3 config."""
+    (port,) = free_ports(1, start=27800)
+    (status,) = free_ports(1, start=port + 1)
+    data = spec("origin", disks=1, node={"cores": 2, "memory": "4GiB"}, status={"port": status})
+    data["disks"][0].update(media="ssd", size="1GiB")
+    data["listen"] = [{"address": "127.0.0.1", "port": port, "tls": True, "http3": True}]
+    data["tls"] = {"certificates": [{"cert": "/etc/t/edge.crt", "key": "/etc/t/edge.key"}]}
+    data["nginx"] = {"version": "1.26.3", "http_v3": True}
+    prefix = Path(tmp_path_factory.mktemp("h3", numbered=True))
+    moved = rebased(make_plan(spec_from_mapping(data, "h3.yaml"), "h3.yaml"), str(prefix))
+    moved = moved.__class__(**{**moved.__dict__, "user": Decision("root", "test container")})
+    for path in (moved.pid_path, moved.error_log, moved.access_log, moved.disks[0].dir + "/x"):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    write_tls_files(moved)
+    (Path(moved.disks[0].dir) / "hello.txt").write_text("hello\n")
+    conf = prefix / "nginx.conf"
+    conf.write_text(render_config(moved))
+    name = f"tpgen-h3-{port}"
+    subprocess.run(
+        ["docker", "run", "-d", "--name", name, "--network", "host", "-v", "/tmp:/tmp", IMAGE,
+         "nginx", "-g", "daemon off;", "-p", str(prefix), "-e", "stderr", "-c", str(conf)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield port
+    finally:
+        subprocess.run(["docker", "rm", "-f", name], capture_output=True, check=False)
+
+
+def test_http3_listens_on_udp_and_advertises_it(h3_node: int) -> None:
+    result = subprocess.run(
+        ["curl", "-sk", "--max-time", "10", "-D", "-", "-o", "/dev/null",
+         f"https://127.0.0.1:{h3_node}/hello.txt"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    headers = result.stdout.lower()
+    assert " 200" in headers.splitlines()[0]
+    assert f'alt-svc: h3=":{h3_node}"; ma=86400' in headers
+    # nginx holds the UDP port: binding it again fails.
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp, pytest.raises(OSError):
+        udp.bind(("127.0.0.1", h3_node))
+
+
+def test_an_http3_client_gets_the_file_over_quic(h3_node: int) -> None:
+    headers, body = h3_get("127.0.0.1", h3_node, "/hello.txt")
+    assert (headers[":status"], body) == ("200", b"hello\n")
+    assert headers["alt-svc"] == f'h3=":{h3_node}"; ma=86400'
