@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tpgen.check import check_plan, rebased, write_tls_files
+from tpgen.check import check_plan, install_bundled_mime_types, rebased, write_tls_files
 from tpgen.plan import Decision, make_plan
 from tpgen.render import render_config
 from tpgen.spec.edge import HTTP3_SINCE, version_tuple
@@ -80,6 +80,7 @@ def h3_node(tmp_path_factory: pytest.TempPathFactory, trixie_nginx: str) -> Iter
     for path in (moved.pid_path, moved.error_log, moved.access_log, moved.disks[0].dir + "/x"):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     write_tls_files(moved)
+    install_bundled_mime_types(moved)
     (Path(moved.disks[0].dir) / "hello.txt").write_text("hello\n")
     conf = prefix / "nginx.conf"
     conf.write_text(render_config(moved))
