@@ -92,6 +92,9 @@ check_system() {
   need mkfs.xfs xfsprogs
   # nginx -t of a config with TLS to the origin reads Debian's CA bundle (tests/cases/cache-origin-tls)
   [[ -r /etc/ssl/certs/ca-certificates.crt ]] || want ca-certificates
+  # tests/test_metrics.py: `promtool check metrics` on doctor's series (Debian ships promtool
+  # only in the server's package; policy-rc.d keeps apt from starting that server)
+  need promtool prometheus
 }
 
 # Molecule runs dockerd itself when no daemon answers; the engine (dockerd, containerd, runc)
