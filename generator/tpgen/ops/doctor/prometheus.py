@@ -346,10 +346,10 @@ def main(argv: Sequence[str] | None = None, system: System | None = None) -> int
         text = metrics_text(inputs, host, since=args.since, guard_state=args.guard_state)
         write_textfile(args.prometheus, text)
     except (OSError, ValueError, DoctorError) as err:
-        print(f"tpgen-metrics: {err}", file=sys.stderr)
+        sys.stderr.write(f"tpgen-metrics: {err}\n")
         return 2
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())
