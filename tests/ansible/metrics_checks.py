@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
+REPO = Path(__file__).resolve().parents[2]
 Sample = tuple[str, tuple[tuple[str, str], ...]]
 
 # The node has python3 and no curl: urllib fetches the page on the node itself (loopback).
