@@ -23,6 +23,7 @@ PLAYBOOKS = {
     "disk-fail.yml": "disk_fail",
     "disk-replace.yml": "disk_replace",
     "doctor.yml": "doctor",
+    "cache-purge.yml": "cache_purge",
 }
 
 
