@@ -14,6 +14,7 @@ import pytest
 import yaml
 from tpgen.ops import doctor as dr
 from tpgen.ops.doctor import prometheus as prom
+from tpgen.plan.defaults import LOG_FIELDS
 
 from .conftest import unavailable
 from .test_doctor import RENDERED, disk_entry, layout_dict
@@ -109,3 +110,17 @@ def test_every_prometheus_query_parses(dashboard: dict[str, Any], tmp_path: Path
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"SUCCESS: {len(rules)} rules found" in result.stdout
+
+
+def test_loki_panel_reads_fields_of_tpgen_s_json_access_log(dashboard: dict[str, Any]) -> None:
+    """logging.format json (plan.defaults.LOG_FIELDS) has the fields the LogQL query extracts."""
+    queries = [
+        target["expr"]
+        for panel in dashboard["panels"]
+        for target in panel.get("targets", [])
+        if target["datasource"]["type"] == "loki"
+    ]
+    assert queries
+    for expr in queries:
+        (fields,) = re.findall(r"\| json ([\w, ]+) \|", expr)
+        assert {f.strip() for f in fields.split(",")} <= {name for name, _ in LOG_FIELDS}, expr
