@@ -5,7 +5,7 @@
 #   scripts/test.sh                  # every phase, in order (.ci/run runs exactly this)
 #   scripts/test.sh lint pytest      # only these phases (the venv must exist: run python-deps once)
 #
-# Phases: system-deps python-deps lint pytest terraform molecule (docs/ci.md: what each installs,
+# Phases: system-deps python-deps lint pytest terraform collection molecule (docs/ci.md: what each installs,
 # how long it takes). TPGEN_SKIP_MOLECULE=1 leaves out the slow container scenarios (never in CI).
 # TPGEN_VENV_BIN (default <repo>/.venv/bin) is searched first for the tools.
 # Any failing phase fails the run; pytest's exit 5 ("no tests collected") counts as a failure.
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${TPGEN_VENV_BIN:-$PWD/.venv/bin}:$PATH" CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
 
-all_phases=(system-deps python-deps lint pytest terraform molecule)
+all_phases=(system-deps python-deps lint pytest terraform collection molecule)
 
 timings=()
 phase() {
@@ -70,6 +70,7 @@ run_phase() {
   lint) phase lint lint ;;
   pytest) phase pytest unit ;;
   terraform) phase terraform ./scripts/ci/terraform.sh ;;
+  collection) phase collection ./scripts/ci/sanity.sh ;;
   molecule) phase molecule ./scripts/ci/molecule.sh ;;
   *) echo "test.sh: unknown phase '$1' (phases: ${all_phases[*]})" >&2; exit 2 ;;
   esac

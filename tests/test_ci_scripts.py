@@ -47,6 +47,7 @@ EVERYTHING = {
     "umount": "",
     "mkfs.ext4": "",
     "mkfs.xfs": "",
+    "promtool": "",
     "docker": CLIENT,
     "dockerd": "",
     "containerd": "",
@@ -153,6 +154,12 @@ def test_system_phase_names_each_missing_tool_s_package_once(tmp_path: Path) -> 
         0,
         ["wrk", "mount", "util-linux", "xfsprogs", "curl"],
     )
+
+
+def test_promtool_comes_from_debian_s_prometheus_package(tmp_path: Path) -> None:
+    programs = {k: v for k, v in EVERYTHING.items() if k != "promtool"}
+    result = deps(fake_bin(tmp_path / "bin", programs), "check", ["system"])
+    assert (result.returncode, missing(result)) == (0, ["prometheus"])
 
 
 @pytest.mark.parametrize("owner", ["nginx", "nginx-light"])

@@ -601,7 +601,7 @@ def test_ansible_module_runs_on_a_python_without_tpgen(tmp_path: Path) -> None:
             "-e",
             f"ansible_python_interpreter={interpreter}",
             "-m",
-            "tpgen_doctor",
+            "tpgen.storage.tpgen_doctor",
             "-a",
             json.dumps(args),
         ],

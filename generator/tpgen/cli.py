@@ -239,10 +239,22 @@ def purge(spec: str, keys: Sequence[str], dry_run: bool, probe_size: int) -> int
 @click.option("--error-log", default=None, help="Default: the error_log of the rendered config.")
 @click.option("--status-url", default=None, help="Default: the spec's loopback stub_status.")
 @click.option("--nginx", "nginx_binary", default="nginx", show_default=True, help="nginx binary.")
+@click.option(
+    "--prometheus",
+    metavar="FILE",
+    default=None,
+    help="Write the checks as Prometheus series to FILE (- for stdout) instead of the report.",
+)
+@click.option(
+    "--guard-state",
+    default="/var/lib/tpgen/guard-state.json",
+    show_default=True,
+    help="tpgen guard's disk states, exported with --prometheus when the file exists.",
+)
 def doctor(spec: str, **options: Any) -> int:
     """Check this node against SPEC: threads, mounts, space, drift, queue overflows, stub_status.
 
-    Exit 0 healthy, 1 warnings, 2 failures.
+    Exit 0 healthy, 1 warnings, 2 failures. With --prometheus FILE: 0 once FILE is written.
     """
     from tpgen.commands.doctor import doctor as command
 

@@ -37,8 +37,10 @@ def _import_tpgen() -> Any:
     except ImportError as exc:
         raise RuntimeError(
             f"the tpgen package is not importable from the Python that runs Ansible "
-            f"({sys.executable}): {exc}. Install it into that environment "
-            f"(pip install -e <repo>) or run ansible from the repo's .venv."
+            f"({sys.executable}): {exc}. The collection tpgen.storage needs it on the "
+            f"controller (its requirements.txt): install it into that environment "
+            f"(pip install -r <collection>/requirements.txt, or pip install -e <repo>) "
+            f"or run ansible from the repo's .venv."
         ) from exc
     return api
 
@@ -65,7 +67,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no t
         result: dict[str, Any] = super().run(tmp, task_vars)
         del tmp
 
-        _, args = self.validate_argument_spec(argument_spec=_ARGUMENT_SPEC)
+        args = self.validate_argument_spec(argument_spec=_ARGUMENT_SPEC)[1]
         hostname = task_vars.get("inventory_hostname", "<host>")
         source = args["source"] or f"tpgen_spec of {hostname}"
 

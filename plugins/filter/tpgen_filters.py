@@ -27,8 +27,10 @@ def _api() -> Any:
     except ImportError as exc:
         raise AnsibleFilterError(
             f"the tpgen package is not importable from the Python that runs Ansible "
-            f"({sys.executable}): {exc}. Install it into that environment "
-            f"(pip install -e <repo>) or run ansible from the repo's .venv."
+            f"({sys.executable}): {exc}. The collection tpgen.storage needs it on the "
+            f"controller (its requirements.txt): install it into that environment "
+            f"(pip install -r <collection>/requirements.txt, or pip install -e <repo>) "
+            f"or run ansible from the repo's .venv."
         ) from exc
     return api
 

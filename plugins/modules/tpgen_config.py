@@ -50,7 +50,7 @@ options:
     type: raw
     default: "0644"
 author:
-  - tpgen maintainers
+  - tpgen maintainers (@tpgen)
 """
 
 EXAMPLES = r"""

@@ -8,12 +8,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.tpgen.ops.doctor.findings import DoctorError
-from ansible.module_utils.tpgen.ops.doctor.run import node_report
-
 DOCUMENTATION = r"""
 ---
 module: tpgen_doctor
@@ -60,7 +54,7 @@ options:
     type: str
     default: layout
 author:
-  - tpgen
+  - tpgen maintainers (@tpgen)
 """
 
 EXAMPLES = r"""
@@ -112,6 +106,17 @@ status:
   type: str
   sample: fail
 """
+
+# Below the documentation, as validate-modules wants it.
+from typing import Any
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.tpgen.storage.plugins.module_utils.tpgen.ops.doctor.findings import (
+    DoctorError,
+)
+from ansible_collections.tpgen.storage.plugins.module_utils.tpgen.ops.doctor.run import (
+    node_report,
+)
 
 ARGUMENT_SPEC: dict[str, Any] = {
     "layout": {"type": "dict", "required": True},

@@ -6,11 +6,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.tpgen.ops.purge import purge
-
 DOCUMENTATION = r"""
 ---
 module: tpgen_purge
@@ -35,13 +30,15 @@ options:
     type: int
     default: 68719476736
 author:
-  - tpgen
+  - tpgen maintainers (@tpgen)
 """
 
 EXAMPLES = r"""
 - name: Purge two keys
-  tpgen_purge:
-    targets: "{{ nginx_tpconfig_node_spec | tpgen_cache_targets(['httpcdn.example.net/a.mp4']) }}"
+  tpgen.storage.tpgen_purge:
+    targets: >-
+      {{ nginx_tpconfig_node_spec
+         | tpgen.storage.tpgen_cache_targets(['httpcdn.example.net/a.mp4']) }}
 """
 
 RETURN = r"""
@@ -51,6 +48,12 @@ purged:
   type: list
   elements: dict
 """
+
+# Below the documentation, as validate-modules wants it.
+from typing import Any
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.tpgen.storage.plugins.module_utils.tpgen.ops.purge import purge
 
 ARGUMENT_SPEC: dict[str, Any] = {
     "targets": {"type": "list", "elements": "dict", "required": True},

@@ -94,6 +94,9 @@ check_system() {
   [[ -r /etc/ssl/certs/ca-certificates.crt ]] || want ca-certificates
   # the live TLS test asks nginx over HTTP/1.1 and HTTP/2 (tests/test_edge_live.py)
   need curl curl
+  # tests/test_metrics.py: `promtool check metrics` on doctor's series (Debian ships promtool
+  # only in the server's package; policy-rc.d keeps apt from starting that server)
+  need promtool prometheus
 }
 
 # Molecule runs dockerd itself when no daemon answers; the engine (dockerd, containerd, runc)

@@ -77,6 +77,20 @@ fi
 [[ ${#scenarios[@]} -gt 0 || $trixie -eq 1 ]] || { log "no scenarios under molecule/" >&2; exit 1; }
 
 [[ -t 1 ]] || export NO_COLOR=1 ANSIBLE_NOCOLOR=1 PY_COLORS=0
+
+# --- the collection as users get it: the default scenario runs the built tarball, installed into
+# a clean collections path (--no-deps: Galaxy is unreachable; ansible.posix and
+# community.general come with the ansible package); the other scenarios run the checkout.
+# The trixie runs (default, unless TPGEN_MOLECULE_TRIXIE_SCENARIOS says otherwise) need it too.
+if [[ " ${scenarios[*]} " == *" default "* || $trixie -eq 1 ]]; then
+    collections=$(mktemp -d "${TMPDIR:-/tmp}/tpgen-collections.XXXXXX")
+    trap 'rm -rf "$collections"' EXIT
+    start=$SECONDS
+    tarball=$(scripts/collection.sh build "$collections/dist")
+    (cd "$collections" && ansible-galaxy collection install --no-deps --force -p "$collections" "$tarball")
+    export TPGEN_COLLECTIONS_PATH="$collections"
+    log "collection: built and installed $(basename "$tarball") in $((SECONDS - start))s"
+fi
 results=()
 failed=0
 for s in "${scenarios[@]+"${scenarios[@]}"}"; do

@@ -69,7 +69,7 @@ def apply(
                     "tasks": [
                         {
                             "name": "Install the config",
-                            "tpgen_config": {
+                            "tpgen.storage.tpgen_config": {
                                 "spec": spec,
                                 "dest": str(tmp_path / "etc" / "nginx.conf"),
                                 "previous": str(tmp_path / "etc" / "nginx.conf.tpgen-prev"),

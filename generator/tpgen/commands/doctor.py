@@ -19,12 +19,16 @@ from tpgen.ops.discover import DiscoverError, parse_meminfo
 from tpgen.ops.doctor import (
     DEFAULT_CONFIG,
     DEFAULT_SINCE,
+    GUARD_STATE_FILE,
     DoctorError,
     DoctorInputs,
+    HostSystem,
     Level,
+    metrics_text,
     read_layout,
     run_doctor,
     with_endpoints,
+    write_textfile,
 )
 
 
@@ -35,6 +39,8 @@ class DoctorOptions(TypedDict, total=False):
     error_log: str | None
     status_url: str | None
     nginx_binary: str
+    prometheus: str | None
+    guard_state: str
 
 
 def doctor(spec: str, console: Console = STANDARD, **options: Unpack[DoctorOptions]) -> int:
@@ -114,7 +120,28 @@ def doctor_main(
             nginx_binary=options.get("nginx_binary", "nginx"),
         )
         since = options.get("since", DEFAULT_SINCE)
+        prometheus = options.get("prometheus")
+        if prometheus is not None:
+            return _write_metrics(inputs, prometheus, since, options, stderr)
         return run_doctor(inputs, since=since, as_json=options.get("as_json", False), out=out)
     except DoctorError as error:
         print(f"tpgen doctor: {error}", file=stderr)
         return int(Level.FAIL)
+
+
+def _write_metrics(
+    inputs: DoctorInputs, path: str, since: str, options: DoctorOptions, stderr: TextIO
+) -> int:
+    """``--prometheus FILE``: the series instead of the report; 0 once written.
+
+    The findings' worst level is a series (tpgen_doctor_status), not the exit code, so that a
+    timer's unit fails only when no file could be written.
+    """
+    guard_state = options.get("guard_state", GUARD_STATE_FILE) or None
+    text = metrics_text(inputs, HostSystem(), since=since, guard_state=guard_state)
+    try:
+        write_textfile(path, text)
+    except OSError as err:
+        print(f"tpgen doctor: cannot write {path}: {err.strerror or err}", file=stderr)
+        return int(Level.FAIL)
+    return 0

@@ -59,7 +59,7 @@ def _object_length(path: str) -> int | None:
 def cached_files(target: Mapping[str, Any], probe_bytes: int) -> list[str]:
     """The files of the target's key that exist: its file, or each of its slices' files (up to
     the object's length, or ``probe_bytes`` when its first slice is not cached)."""
-    _, first = entry_file(target)
+    first = entry_file(target)[1]
     size = target.get("slice_bytes")
     if not size:
         return [first] if os.path.exists(first) else []

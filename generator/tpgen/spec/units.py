@@ -130,13 +130,13 @@ def parse_duration(text: object, *, milliseconds: bool) -> int:
             f"{text!r} is not an nginx duration: write a number and a unit "
             f"({' '.join(units)}), e.g. {example}"
         )
-    order = [_TIME_UNITS.index(unit) for _, unit in parts]
+    order = [_TIME_UNITS.index(unit) for _number, unit in parts]
     if any(later <= earlier for earlier, later in itertools.pairwise(order)):
         raise ValueError(
             f"{text!r} is not an nginx duration: units go from the largest to the smallest, "
             f"each at most once ({' '.join(units)}), e.g. {example}"
         )
-    for _, unit in parts:
+    for _number, unit in parts:
         if unit not in units:
             raise ValueError(
                 f"{text!r}: nginx reads this directive in "

@@ -247,11 +247,8 @@ def run_purge(keys: list[str]) -> str:
     env = {
         **os.environ,
         "ANSIBLE_NOCOLOR": "1",
-        "ANSIBLE_MODULE_UTILS": str(REPO / "plugins" / "module_utils"),
-        "ANSIBLE_LIBRARY": str(REPO / "plugins" / "modules"),
-        "ANSIBLE_FILTER_PLUGINS": str(REPO / "plugins" / "filter"),
-        "ANSIBLE_ACTION_PLUGINS": str(REPO / "plugins" / "action"),
-        "ANSIBLE_ROLES_PATH": str(REPO / "roles"),
+        # tpgen.storage: the installed collection (TPGEN_COLLECTIONS_PATH, molecule.sh)
+        "ANSIBLE_COLLECTIONS_PATH": os.environ["TPGEN_COLLECTIONS_PATH"],
     }
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inventory),

@@ -78,3 +78,39 @@ http {
     out = host.run("/usr/sbin/nginx -t -c /tmp/tpgen-test-nginx.conf")
     assert out.rc == 0, out.stderr
     assert "test is successful" in out.stderr
+
+
+def test_logrotate_rotates_the_logs_and_nginx_reopens_them(host):
+    """/etc/logrotate.d/nginx of the source build: a forced rotation moves the access log aside,
+    and the USR1 of postrotate makes nginx write the next request into the new file."""
+    conf = """
+pid /run/nginx.pid;
+error_log /var/log/nginx/tpgen-rotate-error.log;
+events { worker_connections 64; }
+http {
+    access_log /var/log/nginx/tpgen-rotate.log;
+    server { listen 127.0.0.1:28098; location / { return 204; } }
+}
+"""
+    fetch = (
+        "python3 -c 'import urllib.request; urllib.request.urlopen(\"http://127.0.0.1:28098/x\")'"
+    )
+    log = "/var/log/nginx/tpgen-rotate.log"
+    host.run(f"cat > /tmp/tpgen-rotate.conf <<'EOF'\n{conf}\nEOF")
+    assert host.run("logrotate -d /etc/logrotate.d/nginx").rc == 0
+    start = host.run("/usr/sbin/nginx -c /tmp/tpgen-rotate.conf")
+    assert start.rc == 0, start.stderr
+    try:
+        host.run_expect([0], fetch)
+        assert host.file(log).content_string.count("GET /x") == 1
+        rotated = host.run("logrotate -f /etc/logrotate.d/nginx")
+        assert rotated.rc == 0, rotated.stderr
+        host.run("sleep 1")  # the master reopens on USR1, then tells its workers
+        host.run_expect([0], fetch)
+        host.run_expect([0], fetch)
+        assert host.file(f"{log}.1").content_string.count("GET /x") == 1
+        assert host.file(log).content_string.count("GET /x") == 2  # reopened after USR1
+        assert host.file(log).mode == 0o640
+    finally:
+        host.run("/usr/sbin/nginx -c /tmp/tpgen-rotate.conf -s quit")
+        host.run(f"rm -f {log} {log}.* /var/log/nginx/tpgen-rotate-error.log*")

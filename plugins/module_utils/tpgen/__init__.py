@@ -1,4 +1,4 @@
-"""tpgen's node-side code as Ansible ships it: ``ansible.module_utils.tpgen`` on the node.
+"""tpgen's node-side code as Ansible ships it: the collection's module_utils ``tpgen`` on the node.
 
 This tree mirrors generator/tpgen for the files a module needs and nothing else: its .py
 files are symlinks to the one copy in generator/ (spec/units.py, ops/doctor/*.py), and its

@@ -13,6 +13,7 @@ One module per concern; every check is a pure function from text or numbers to
 - ``system``       :class:`HostSystem`, the only code that reads the machine (tests fake it)
 - ``diagnose``     every check in report order; ``report`` the text table and the JSON
 - ``run``          print the report, or return it (the Ansible module)
+- ``prometheus``   the checks as Prometheus series (``--prometheus``, the metrics timer)
 
 ``tpgen doctor SPEC`` (the spec turned into its layout) is tpgen.commands.doctor.
 Every module imports only the standard library, ``tpgen.spec.units``
@@ -31,6 +32,7 @@ from .findings import DoctorError, Finding, Level, worst
 from .layout import DEFAULT_CONFIG, DoctorInputs, Layout, LayoutDisk, read_layout, with_endpoints
 from .mounts import MountEntry, check_mount, mount_at, parse_mountinfo
 from .nginx_build import NginxBuild, check_threads, parse_nginx_v
+from .prometheus import GUARD_STATE_FILE, metrics_text, write_textfile
 from .report import JSON_SCHEMA_ID, report_json, report_text
 from .run import node_report, run_doctor
 from .space import FsUsage, check_space, check_writable
@@ -40,6 +42,7 @@ from .system import HostSystem, System, open_regular
 __all__ = [
     "DEFAULT_CONFIG",
     "DEFAULT_SINCE",
+    "GUARD_STATE_FILE",
     "JSON_SCHEMA_ID",
     "DoctorError",
     "DoctorInputs",
@@ -62,6 +65,7 @@ __all__ = [
     "check_threads",
     "check_writable",
     "diagnose",
+    "metrics_text",
     "mount_at",
     "node_report",
     "normalize_config",
@@ -77,4 +81,5 @@ __all__ = [
     "scan_error_log",
     "with_endpoints",
     "worst",
+    "write_textfile",
 ]

@@ -30,6 +30,8 @@ class LayoutDisk(TypedDict):
     filesystem: str | None
     owner: str
     min_free_bytes: int | None
+    thread_pool: str | None  # the disk's pool, for the metrics' queue overflows per disk
+    buckets: int  # buckets of the split on this disk (0 when the layout does not say)
 
 
 class Layout(TypedDict):
@@ -92,6 +94,8 @@ def _read_disk(entry: object, source: str) -> LayoutDisk:
         "filesystem": _optional_text(entry, "filesystem", where),
         "owner": _text(entry, "owner", where),
         "min_free_bytes": _optional_size(entry, "min_free_bytes", where),
+        "thread_pool": _optional_text(entry, "thread_pool", where),
+        "buckets": _count(entry, "buckets", where),
     }
 
 
@@ -107,6 +111,13 @@ def _optional_text(data: Mapping[str, Any], key: str, where: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
     raise DoctorError(f"{where}: {key} must be text, not {type(value).__name__}")
+
+
+def _count(data: Mapping[str, Any], key: str, where: str) -> int:
+    value = data.get(key, 0)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise DoctorError(f"{where}: {key} must be a count (a whole number >= 0), not {value!r}")
 
 
 def _optional_size(data: Mapping[str, Any], key: str, where: str) -> int | None:

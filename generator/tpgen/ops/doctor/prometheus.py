@@ -1,0 +1,355 @@
+"""Doctor's checks as Prometheus series, for the node exporter's textfile collector.
+
+``tpgen doctor SPEC --prometheus FILE`` (a machine with tpgen) and ``python3 -m
+tpgen.ops.doctor.prometheus --layout FILE --prometheus FILE`` (a node, where role tpgen_metrics
+runs it from a systemd timer with the module_utils copy of this package) write the same series:
+one run of :func:`diagnose`, plus what a graph needs that a finding does not carry (mounted or
+not, free bytes of draining disks, the bucket share). The series are listed, with their labels,
+in docs/operations.md ("Metrics"). Like every doctor module: the standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from .diagnose import diagnose
+from .errorlog import DEFAULT_SINCE, parse_since
+from .findings import DoctorError, Finding, Level, worst
+from .layout import DEFAULT_CONFIG, DoctorInputs, Layout, LayoutDisk, read_layout
+from .mounts import MountEntry, mount_at, parse_mountinfo
+from .space import DEFAULT_MIN_FREE_RATIO, INODE_MIN_FREE_RATIO, FsUsage
+from .system import HostSystem, System
+
+DISK_STATES = ("active", "draining", "failed")
+GUARD_STATES = ("active", "draining", "failed", "slow")
+GUARD_STATE_FILE = "/var/lib/tpgen/guard-state.json"  # written by tpgen guard (issue 14)
+GUARD_STATE_VERSION = 1
+
+
+@dataclass
+class Family:
+    """One metric family: its name, help, type and samples (labels, value)."""
+
+    name: str
+    help: str
+    samples: list[tuple[dict[str, str], float]] = field(default_factory=list)
+    kind: str = "gauge"
+
+    def add(self, value: float, **labels: str) -> None:
+        self.samples.append((labels, value))
+
+
+def _escape(value: str) -> str:
+    """A label value as the text format wants it: backslash, quote and newline escaped."""
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def exposition(families: Iterable[Family]) -> str:
+    """The Prometheus text format (0.0.4) of the families that have samples."""
+    lines = []
+    for family in families:
+        if not family.samples:
+            continue
+        lines.append(f"# HELP {family.name} {family.help}")
+        lines.append(f"# TYPE {family.name} {family.kind}")
+        for labels, value in family.samples:
+            text = ",".join(f'{key}="{_escape(val)}"' for key, val in labels.items())
+            lines.append(
+                f"{family.name}{{{text}}} {_number(value)}"
+                if text
+                else f"{family.name} {_number(value)}"
+            )
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+# ----------------------------------------------------------------------------- node series
+
+
+def node_families(findings: Sequence[Finding], now: datetime, window: float | None) -> list[Family]:
+    """Doctor's verdict, nginx's build and the config drift: one series each."""
+    status = Family("tpgen_doctor_status", "Worst doctor finding: 0 ok, 1 warn, 2 fail.")
+    status.add(int(worst(findings)))
+    counts = Family("tpgen_doctor_findings", "Doctor findings of the last run, by level.")
+    for level in Level:
+        counts.add(sum(1 for f in findings if f.level is level), level=level.label)
+    threads = Family("tpgen_nginx_threads", "1 when nginx -V shows --with-threads.")
+    drift = Family(
+        "tpgen_config_drift", "1 when the live nginx.conf is not what tpgen renders for the spec."
+    )
+    for finding in findings:
+        if finding.check == "nginx.threads":
+            threads.add(int(finding.level is Level.OK))
+        elif finding.check == "config.drift" and not finding.data.get("skipped"):
+            drift.add(int(finding.level is not Level.OK))
+    stamp = Family("tpgen_doctor_timestamp_seconds", "When doctor last ran, Unix time.")
+    stamp.add(round(now.timestamp(), 3))
+    families = [status, counts, threads, drift, stamp]
+    if window is not None:
+        span = Family(
+            "tpgen_doctor_window_seconds",
+            "The error-log window the per-disk error and overflow counts cover.",
+        )
+        span.add(window)
+        families.append(span)
+    return families
+
+
+# ----------------------------------------------------------------------------- disk series
+
+
+@dataclass
+class DiskFamilies:
+    """The per-disk families, filled disk by disk."""
+
+    state: Family = field(
+        default_factory=lambda: Family(
+            "tpgen_disk_state", "The disk's state in the spec: 1 for its state, 0 for the others."
+        )
+    )
+    mounted: Family = field(
+        default_factory=lambda: Family("tpgen_disk_mounted", "1 when the disk's mount is mounted.")
+    )
+    writable: Family = field(
+        default_factory=lambda: Family(
+            "tpgen_disk_writable", "1 when doctor's probe write into the cache directory worked."
+        )
+    )
+    size: Family = field(
+        default_factory=lambda: Family("tpgen_disk_size_bytes", "Size of the disk's filesystem.")
+    )
+    free: Family = field(
+        default_factory=lambda: Family(
+            "tpgen_disk_free_bytes", "Bytes free for unprivileged users (df's Avail)."
+        )
+    )
+    min_free: Family = field(
+        default_factory=lambda: Family(
+            "tpgen_disk_min_free_bytes", "Doctor warns below this many free bytes (min_free)."
+        )
+    )
+    files: Family = field(
+        default_factory=lambda: Family("tpgen_disk_files", "Inodes of the disk's filesystem.")
+    )
+    files_free: Family = field(
+        default_factory=lambda: Family("tpgen_disk_files_free", "Free inodes.")
+    )
+    files_min_free: Family = field(
+        default_factory=lambda: Family(
+            "tpgen_disk_files_min_free", "Doctor warns below this many free inodes."
+        )
+    )
+    buckets: Family = field(
+        default_factory=lambda: Family(
+            "tpgen_disk_buckets", "Buckets of the split_clients map that land on the disk."
+        )
+    )
+    share: Family = field(
+        default_factory=lambda: Family(
+            "tpgen_disk_bucket_share_ratio", "The disk's share of the buckets (0 to 1)."
+        )
+    )
+    overflows: Family = field(
+        default_factory=lambda: Family(
+            "tpgen_disk_queue_overflows",
+            "Thread-pool queue overflow lines of the disk's pool in the error-log window.",
+        )
+    )
+    io_errors: Family = field(
+        default_factory=lambda: Family(
+            "tpgen_disk_io_errors",
+            "Error-log lines with an I/O error (EIO, ENXIO, ENODEV, EROFS, EUCLEAN) on the disk "
+            "in the window.",
+        )
+    )
+
+    def all(self) -> list[Family]:
+        return list(vars(self).values())
+
+
+def disk_families(
+    layout: Layout, findings: Sequence[Finding], mounts: Sequence[MountEntry], system: System
+) -> list[Family]:
+    """State, mount, space, buckets, overflows and I/O errors of every disk of the layout."""
+    out = DiskFamilies()
+    total_buckets = sum(disk["buckets"] for disk in layout["disks"])
+    overflows = _counts(findings, "log.queue_overflow")
+    io_errors = _counts(findings, "log.disk_errors")
+    unwritable = {
+        f.subject for f in findings if f.check == "disk.writable" and f.level is not Level.OK
+    }
+    for disk in layout["disks"]:
+        name = disk["name"]
+        for state in DISK_STATES:
+            out.state.add(int(disk["state"] == state), disk=name, state=state)
+        mounted = mount_at(disk["mount"], mounts) is not None
+        out.mounted.add(int(mounted), disk=name)
+        if disk["state"] == "active" and mounted:
+            out.writable.add(int(name not in unwritable), disk=name)
+        if mounted and disk["state"] != "failed":
+            _space(out, disk, system)
+        out.buckets.add(disk["buckets"], disk=name)
+        if total_buckets:
+            out.share.add(round(disk["buckets"] / total_buckets, 6), disk=name)
+        pool = disk["thread_pool"]
+        out.overflows.add(overflows.get(pool, 0) if pool else 0, disk=name)
+        out.io_errors.add(io_errors.get(name, 0), disk=name)
+    return out.all()
+
+
+def _counts(findings: Sequence[Finding], check: str) -> dict[str | None, int]:
+    return {f.subject: int(f.data.get("count", 0)) for f in findings if f.check == check}
+
+
+def _space(out: DiskFamilies, disk: LayoutDisk, system: System) -> None:
+    try:
+        usage: FsUsage = system.statvfs(disk["mount"])
+    except OSError:
+        return  # the disk's mount and doctor's findings say what is wrong
+    name = disk["name"]
+    min_free = disk["min_free_bytes"]
+    out.size.add(usage.total, disk=name)
+    out.free.add(usage.free, disk=name)
+    out.min_free.add(
+        min_free if min_free is not None else int(usage.total * DEFAULT_MIN_FREE_RATIO), disk=name
+    )
+    out.files.add(usage.inodes, disk=name)
+    out.files_free.add(usage.inodes_free, disk=name)
+    out.files_min_free.add(int(usage.inodes * INODE_MIN_FREE_RATIO), disk=name)
+
+
+# ----------------------------------------------------------------------------- guard state
+
+
+def guard_families(path: str, system: System) -> list[Family]:
+    """The guard's view of each disk, when its state file exists (none without it).
+
+    The file is ``{"version": 1, "disks": {"d1": {"state": ..., "since": ..., "reason": ...}}}``.
+    An unreadable or malformed file gives ``tpgen_guard_state_readable 0`` and nothing else.
+    """
+    readable = Family(
+        "tpgen_guard_state_readable", "1 when the guard's state file could be read (exists)."
+    )
+    state = Family(
+        "tpgen_guard_disk_state", "The guard's state of the disk: 1 for its state, 0 for others."
+    )
+    since = Family(
+        "tpgen_guard_disk_state_since_timestamp_seconds", "Since when the disk is in that state."
+    )
+    try:
+        disks = _guard_disks(system.read_text(path))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError):
+        readable.add(0)
+        return [readable]
+    readable.add(1)
+    for name, entry in sorted(disks.items()):
+        current = str(entry.get("state", ""))
+        for known in sorted({*GUARD_STATES, current} - {""}):
+            state.add(int(known == current), disk=name, state=known)
+        stamp = _timestamp(entry.get("since"))
+        if stamp is not None:
+            since.add(stamp, disk=name)
+    return [readable, state, since]
+
+
+def _guard_disks(text: str) -> dict[str, Mapping[str, object]]:
+    data = json.loads(text)
+    if not isinstance(data, dict) or data.get("version") != GUARD_STATE_VERSION:
+        raise ValueError(f"expected a version {GUARD_STATE_VERSION} guard state")
+    disks = data.get("disks")
+    if not isinstance(disks, dict) or not all(isinstance(v, dict) for v in disks.values()):
+        raise ValueError("disks must map each disk to its state")
+    return {str(name): entry for name, entry in disks.items()}
+
+
+def _timestamp(value: object) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+# ----------------------------------------------------------------------------- run
+
+
+def metrics_text(
+    inputs: DoctorInputs,
+    system: System,
+    *,
+    since: str | None = DEFAULT_SINCE,
+    guard_state: str | None = GUARD_STATE_FILE,
+) -> str:
+    """Every tpgen series of this node, in the text format."""
+    now = system.now()
+    findings = diagnose(inputs, system, since=since)
+    window = (now - parse_since(since, now)).total_seconds() if since else None
+    try:
+        mounts = parse_mountinfo(system.mountinfo())
+    except OSError:
+        mounts = []
+    families = [
+        *node_families(findings, now, window),
+        *disk_families(inputs.layout, findings, mounts, system),
+        *(guard_families(guard_state, system) if guard_state else []),
+    ]
+    return exposition(families)
+
+
+def write_textfile(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` at once (``-``: stdout).
+
+    The textfile collector reads every ``*.prom`` at each scrape: a rename, never a half file.
+    """
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        temporary.chmod(0o644)  # the exporter runs as its own user
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def main(argv: Sequence[str] | None = None, system: System | None = None) -> int:
+    """The node's entry (role tpgen_metrics' timer): 0 written, 2 bad input or cannot write."""
+    parser = argparse.ArgumentParser(
+        prog="tpgen-metrics", description="Write tpgen's Prometheus series of this node."
+    )
+    parser.add_argument("--layout", required=True, help="the NodeLayout JSON (role nginx_tpconfig)")
+    parser.add_argument("--prometheus", required=True, help="the .prom file to write, - stdout")
+    parser.add_argument("--config", default=DEFAULT_CONFIG, help="the live nginx.conf")
+    parser.add_argument("--since", default=DEFAULT_SINCE, help="the error-log window (1h, 10m)")
+    parser.add_argument("--guard-state", default=GUARD_STATE_FILE, help="tpgen guard's state")
+    parser.add_argument("--nginx", default="nginx", help="the nginx binary")
+    args = parser.parse_args(argv)
+    host = system or HostSystem()
+    try:
+        layout = read_layout(json.loads(host.read_text(args.layout)), args.layout)
+        inputs = DoctorInputs(layout=layout, config_path=args.config, nginx_binary=args.nginx)
+        text = metrics_text(inputs, host, since=args.since, guard_state=args.guard_state)
+        write_textfile(args.prometheus, text)
+    except (OSError, ValueError, DoctorError) as err:
+        sys.stderr.write(f"tpgen-metrics: {err}\n")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
