@@ -494,3 +494,44 @@ def test_guard_runs_polls_against_the_spec_and_writes_its_files(tmp_path: Path) 
     events = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
     assert events[0]["event"] == "started"
     assert os.path.exists(tmp_path / "state.json")
+
+
+# ------------------------------------------------------------------- doctor reads the state
+def layout_disks(states: Mapping[str, str]) -> list[dict[str, object]]:
+    return [
+        {
+            "name": n,
+            "device": f"/dev/{n}",
+            "mount": f"/srv/cache/{n}",
+            "dir": f"/srv/cache/{n}/c",
+            "state": states.get(n, "active"),
+            "filesystem": "xfs",
+            "owner": "www-data",
+            "min_free_bytes": None,
+        }
+        for n in ("d1", "d2", "d3")
+    ]
+
+
+def test_doctor_fails_a_disk_guard_failed_until_the_spec_says_so(tmp_path: Path) -> None:
+    from tpgen.ops.doctor.findings import Level
+    from tpgen.ops.doctor.guard_state import check_guard_state
+
+    path = tmp_path / "guard-state.json"
+    write_state(
+        str(path),
+        GuardState()
+        .with_disk("d3", "failed", NOW, "5 I/O errors within 30s")
+        .with_disk("d1", "slow", NOW, "reads in 120 ms")
+        .with_disk("d2", "active", NOW, ""),
+    )
+    text = path.read_text()
+    found = check_guard_state(text, layout_disks({}), path=str(path))  # type: ignore[arg-type]
+    assert [(f.subject, f.level) for f in found] == [("d1", Level.WARN), ("d3", Level.FAIL)]
+    assert "guard: d3 failed since 2027-01-15T08:00:00Z: 5 I/O errors" in found[1].message
+    assert "doctor.yml" in (found[1].fix or "")
+    persisted = check_guard_state(text, layout_disks({"d3": "failed"}), path=str(path))  # type: ignore[arg-type]
+    assert persisted[1].level == Level.OK
+    assert check_guard_state(None, layout_disks({}), path="x") == []  # type: ignore[arg-type]
+    (corrupt,) = check_guard_state("{", layout_disks({}), path="x")  # type: ignore[arg-type]
+    assert corrupt.level == Level.WARN and "corrupt" in corrupt.message
