@@ -18,9 +18,25 @@ import threading
 import time
 
 THREADS = 4
+RETRIES = 2
+
+
+def _get(conn: http.client.HTTPConnection, number: int) -> dict:
+    conn.request("GET", f"/obj-{number}.bin")
+    response = conn.getresponse()
+    body = response.read()
+    return {
+        "status": response.status,
+        "cache": response.getheader("X-Cache-Status", ""),
+        "disk": response.getheader("X-Cache-Disk", ""),
+        "bytes": len(body),
+    }
 
 
 def _client(port: int, objects: int, seconds: float, rate: float, start: int) -> list[dict]:
+    """One keepalive connection, as a browser or curl uses it: a request that got no response
+    byte (a reload's old worker closed the connection under it) is sent again on a new
+    connection, up to RETRIES times (RFC 9112 9.3.1). Anything else is a failure."""
     seen = []
     gap = THREADS / rate
     deadline = time.monotonic() + seconds
@@ -31,20 +47,19 @@ def _client(port: int, objects: int, seconds: float, rate: float, start: int) ->
         number = n % objects + 1
         n += 1
         record = {"t": time.time(), "obj": number, "status": 0, "cache": "", "disk": ""}
-        try:
-            conn.request("GET", f"/obj-{number}.bin")
-            response = conn.getresponse()
-            body = response.read()
-            record.update(
-                status=response.status,
-                cache=response.getheader("X-Cache-Status", ""),
-                disk=response.getheader("X-Cache-Disk", ""),
-                bytes=len(body),
-            )
-        except (OSError, http.client.HTTPException) as err:
-            record["error"] = f"{type(err).__name__}: {err}"
-            conn.close()
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        for attempt in range(RETRIES + 1):
+            try:
+                record.update(_get(conn, number), retries=attempt)
+                break
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as err:
+                record["error"] = f"{type(err).__name__}: {err}"
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            except (OSError, http.client.HTTPException) as err:
+                record["error"] = f"{type(err).__name__}: {err}"
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                break
         seen.append(record)
         next_at += gap
         time.sleep(max(0.0, next_at - time.monotonic()))
@@ -93,6 +108,7 @@ def report(args: argparse.Namespace) -> int:
         "survivors_not_hit_on_their_disk": len(moved),
         "survivor_examples": moved[:5],
         "dead_disk_objects_after_recovery_on": sorted({r["disk"] for r in dead_after}),
+        "sent_again": sum(1 for r in records if r.get("retries", 0) > 0),
         "load_seconds": round(records[-1]["t"] - records[0]["t"], 1) if records else 0,
     }
     json.dump(summary, sys.stdout)
