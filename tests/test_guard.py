@@ -535,3 +535,15 @@ def test_doctor_fails_a_disk_guard_failed_until_the_spec_says_so(tmp_path: Path)
     assert check_guard_state(None, layout_disks({}), path="x") == []  # type: ignore[arg-type]
     (corrupt,) = check_guard_state("{", layout_disks({}), path="x")  # type: ignore[arg-type]
     assert corrupt.level == Level.WARN and "corrupt" in corrupt.message
+
+
+@pytest.mark.parametrize(
+    ("example", "timeout"),
+    [("cache-3hdd.yaml", "10m"), ("vod-12hdd.yaml", "4h")],
+)
+def test_worker_shutdown_timeout_lets_the_workload_finish_its_downloads(
+    example: str, timeout: str
+) -> None:
+    plan = api.load_plan(str(REPO / "examples" / example))
+    assert plan.worker_shutdown_timeout.value == timeout
+    assert f"\nworker_shutdown_timeout {timeout};\n" in api.render_config(plan)

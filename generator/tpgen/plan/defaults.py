@@ -409,3 +409,19 @@ GUARD_SLOW_FOR = "5m"
 # Below these a latency figure is noise: a few reads, or reads from a disk's own cache.
 GUARD_SLOW_MIN_READS = 50
 GUARD_SLOW_MIN_MS = 20.0
+
+# ------------------------------------------------------------------------ graceful reloads
+# worker_shutdown_timeout: how long a reload's old workers may finish what they send. Long
+# enough that no download in flight is cut (a reload is how tpgen guard and the playbooks take
+# a disk out), short enough that old workers - each with its thread pools, which THREAD_BUDGET
+# counts twice for a reload - and the files they hold open on a failed disk do not linger.
+# cache: objects around avg_object_size take seconds even to a slow client; origin: whole
+# files; vod: a progressive download of a feature film lasts as long as it plays (~3 h).
+WORKER_SHUTDOWN_TIMEOUT = {"cache": "10m", "origin": "30m", "vod": "4h"}
+WORKER_SHUTDOWN_BECAUSE = {
+    "cache": "a reload lets old workers finish downloads of cached objects (seconds each), "
+    "then frees their pools and a failed disk's files",
+    "origin": "a reload lets old workers finish whole-file downloads, then frees their pools",
+    "vod": "a reload never cuts a video download: a progressive download lasts as long as the "
+    "film plays (~3 h)",
+}
