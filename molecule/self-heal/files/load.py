@@ -1,6 +1,6 @@
 """Bounded loopback load for the self-heal scenario, and the report of what clients saw.
 
-    load.py run --port 27380 --objects 48 --rate 150 --seconds 30 --out load.jsonl
+    load.py run --port 28640 --objects 48 --rate 150 --seconds 30 --out load.jsonl
     load.py report --load load.jsonl --before before.json --disk d3 --killed-at EPOCH
 
 ``run`` requests /obj-1.bin ... /obj-N.bin round robin from a few threads at a fixed total
