@@ -117,9 +117,10 @@ def test_mount_detector_sees_gone_read_only_and_wrong_device() -> None:
     healthy = parse_mountinfo(text)
     assert mount_evidence(disks(), healthy, NOW, names=lambda _: None) == []
     gone = parse_mountinfo(text.replace("/srv/cache/d3", "/elsewhere"))
-    read_only = parse_mountinfo(
-        text.replace("43 27 8:48 / /srv/cache/d3 rw", "43 27 8:48 / /srv/cache/d3 ro")
-    )
+    read_only = parse_mountinfo(text.replace("/dev/sdd rw,", "/dev/sdd ro,"))
+    # what guard sees under ProtectSystem: every mount read-only, the filesystems still rw
+    protected = parse_mountinfo(text.replace(" rw,noatime", " ro,noatime"))
+    assert mount_evidence(disks(), protected, NOW, names=lambda _: None) == []
     other = parse_mountinfo(text.replace("43 27 8:48", "43 27 8:64"))
     for mounts, words in ((gone, "not mounted"), (read_only, "read-only"), (other, "8:64")):
         (found,) = mount_evidence(disks(), mounts, NOW, names=lambda _: None)

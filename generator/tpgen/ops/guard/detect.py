@@ -147,7 +147,10 @@ def mount_problem(
     entry = mount_at(disk.mount, mounts)
     if entry is None:
         return f"{disk.mount} is not mounted"
-    if entry.read_only:
+    # The filesystem's own flag: systemd's ProtectSystem makes every mount of guard's namespace
+    # read-only, the superblock stays rw until the kernel (errors=remount-ro, an XFS
+    # shutdown) or an operator makes the filesystem itself read-only.
+    if "ro" in entry.super_options:
         return f"{disk.mount} is mounted read-only ({entry.source})"
     if (
         disk.device_id is not None
