@@ -548,3 +548,30 @@ def test_worker_shutdown_timeout_lets_the_workload_finish_its_downloads(
     plan = api.load_plan(str(REPO / "examples" / example))
     assert plan.worker_shutdown_timeout.value == timeout
     assert f"\nworker_shutdown_timeout {timeout};\n" in api.render_config(plan)
+
+
+@pytest.mark.parametrize(("action", "applied"), [("report", []), ("drain", [{"d3": "draining"}])])
+def test_agent_reports_a_slow_disk_or_drains_it_when_the_spec_says_so(
+    tmp_path: Path, action: str, applied: list[dict[str, str]]
+) -> None:
+    node = Machine(tmp_path)
+    agent = Agent(
+        disks(),
+        Policy(slow=action, slow_for=60, window=300),
+        node.files,
+        node.apply,
+        error_log=Follower(str(node.error_log)),
+        log=node.out,
+    )
+    agent.start(NOW)
+    agent.poll(NOW)
+    (tmp_path / "diskstats").write_text((FIXTURES / "diskstats-2.txt").read_text())
+    agent.poll(NOW + 60)  # slow from now on
+    agent.poll(NOW + 120)  # slow for 60 s
+    state = json.loads(Path(node.files.state).read_text())["disks"]
+    assert state["d3"]["state"] == ("draining" if action == "drain" else "slow")
+    assert "reads in 120.0 ms" in state["d3"]["reason"]
+    assert node.calls == applied
+    assert [e["event"] for e in node.events()].count(
+        f"disk_{'draining' if applied else 'slow'}"
+    ) == 1
