@@ -51,3 +51,21 @@ def test_event_log_recorded_the_failure_and_the_replacement(host) -> None:
     assert "disk_failed" in events
     assert "disk_cleared" in events
     assert events.index("disk_failed") < events.index("disk_cleared")
+
+
+def test_guard_refuses_a_spec_it_cannot_parse_and_systemd_shows_it(host) -> None:
+    """Run as a unit like tpgen-guard: exit 2, the line naming the field in its journal."""
+    unit = "tpgen-guard-bad-spec"
+    host.run(f"systemctl reset-failed {unit}")
+    host.run("printf 'node: {name: x}\\nguard: {errors: 0}\\n' > /tmp/tpgen-bad-spec.yaml")
+    run = host.run(
+        f"systemd-run --unit {unit} --wait /opt/tpgen/bin/tpgen guard /tmp/tpgen-bad-spec.yaml "
+        "--state /tmp/tpgen-bad-state.json"
+    )
+    assert run.rc != 0
+    shown = host.check_output(f"systemctl show {unit} --property ExecMainStatus --value")
+    assert shown.strip() == "2"
+    journal = host.check_output(f"journalctl -u {unit} --no-pager")
+    assert "/tmp/tpgen-bad-spec.yaml:2: guard.errors:" in journal
+    assert not host.file("/tmp/tpgen-bad-state.json").exists
+    host.run(f"systemctl reset-failed {unit}")
