@@ -20,7 +20,7 @@ from typing import Any
 
 from tpgen import api
 from tpgen.commands import STANDARD, Console
-from tpgen.errors import EXIT_OK, BadInput
+from tpgen.errors import EXIT_OK
 from tpgen.ops.guard.agent import Agent, Applied, Files
 from tpgen.ops.guard.detect import GuardDisk, resolve_device
 from tpgen.ops.guard.events import DEFAULT_EVENT_LOG
@@ -199,6 +199,3 @@ def _write(path: str, text: str) -> None:
         os.fsync(handle.fileno())
     os.chmod(temp, 0o644)
     os.replace(temp, path)
-
-
-__all__ = ["BadInput", "GuardOptions", "guard"]
