@@ -402,6 +402,7 @@ class FakeSystem:
     usage: FsUsage = field(default_factory=lambda: FsUsage(100 * GIB, 60 * GIB, 100, 90))
     nginx: str = field(default_factory=lambda: fixture("nginx-V-debian.txt"))
     probed: list[str] = field(default_factory=list)
+    guard_state: str | None = None
 
     def nginx_v(self, binary: str) -> str:
         return self.nginx
@@ -421,6 +422,10 @@ class FakeSystem:
         return self.owners.get(path, "www-data")
 
     def read_text(self, path: str) -> str:
+        if path.endswith("guard-state.json"):
+            if self.guard_state is None:
+                raise FileNotFoundError(2, "No such file or directory", path)
+            return self.guard_state
         if self.config is None:
             raise FileNotFoundError(2, "No such file or directory", path)
         return self.config

@@ -283,6 +283,67 @@ def discover(**options: Any) -> int:
     return _run(lambda console: command(**options, console=console))
 
 
+@cli.command()
+@click.argument("spec", type=click.Path())
+@click.option(
+    "--config",
+    "config_path",
+    default="/etc/nginx/nginx.conf",
+    show_default=True,
+    help="The live config guard replaces.",
+)
+@click.option(
+    "--state",
+    "state_path",
+    default="/var/lib/tpgen/guard-state.json",
+    show_default=True,
+    help="Guard's local state (disks it failed, drained, found slow).",
+)
+@click.option(
+    "--events",
+    "events_path",
+    default="/var/lib/tpgen/events.jsonl",
+    show_default=True,
+    help="The event log: one JSON line per decision.",
+)
+@click.option("--nginx", "nginx_binary", default="nginx", show_default=True, help="nginx binary.")
+@click.option(
+    "--reload",
+    "reload_command",
+    default="systemctl reload nginx",
+    show_default=True,
+    help="The command that reloads nginx (split on spaces).",
+)
+@click.option("--source", default=None, help="The label the config header names (the role's).")
+@click.option(
+    "--interval",
+    type=click.FloatRange(0.1, 60),
+    default=1.0,
+    show_default=True,
+    help="Seconds between polls.",
+)
+@click.option("--polls", type=click.IntRange(1), default=None, help="Stop after N polls.")
+@click.option(
+    "--kernel-log",
+    default="/dev/kmsg",
+    show_default=True,
+    help="The kernel log; empty: do not read it.",
+)
+@click.option("--error-log", default=None, help="Default: the error_log of the rendered config.")
+@click.option("--explain", is_flag=True, help="Print the thresholds and why, then exit.")
+def guard(spec: str, explain: bool, reload_command: str, **options: Any) -> int:
+    """Watch each disk of SPEC on this node; take a failing one out of service by itself.
+
+    Runs until SIGTERM (the systemd unit tpgen-guard). Exit 2: SPEC cannot be read or planned.
+    """
+    from tpgen.commands.guard import GuardOptions
+    from tpgen.commands.guard import guard as command
+
+    options["kernel_log"] = options["kernel_log"] or None
+    settings = GuardOptions(reload_command=tuple(reload_command.split()), **options)
+    return _run(lambda console: command(spec, settings, explain=explain, console=console))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = cli.main(

@@ -101,6 +101,7 @@ def test_the_spec_entry_point_documents_what_it_reads() -> None:
         # the spec follows the installed nginx (nginx -V), which variables.yml locates
         "nginx_tpconfig_fill_from_nginx",
         "nginx_tpconfig_nginx_binary",
+        "nginx_tpconfig_guard_state_path",
     }
 
 

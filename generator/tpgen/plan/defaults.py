@@ -386,3 +386,42 @@ ORIGIN_VERIFY_DEPTH = 3
 # benchmarked.
 MP4_BUFFER = 1 << 20
 MP4_MAX_BUFFER = 32 << 20
+
+# ------------------------------------------------------------------ guard (the node agent)
+# `tpgen guard` fails a disk after this many I/O errors within GUARD_WINDOW: Apache Traffic
+# Server's proxy.config.cache.max_disk_errors is 5 (its docs, records.config), and one
+# request for a dead disk already logs one or two errors, so five are a few requests, not one
+# bad sector that a retry read around.
+GUARD_ERRORS = 5
+# Long enough to count a burst of requests for a dead disk, short enough that errors spread
+# over an hour (a bad sector read now and then) never add up to a failure.
+GUARD_WINDOW = "30s"
+# At most one disk failed per this span without an operator: a second disk crossing the
+# threshold soon after the first points at the controller, a cable or the kernel (DESIGN §7).
+GUARD_RATE_WINDOW = "10m"
+# A slow disk is reported (doctor shows it), not drained: draining moves its keys to the
+# other disks, which is an operator's call unless the spec says drain.
+GUARD_SLOW = "report"
+# A dying HDD's reads take 10x its peers' (issue 14): a seek-bound HDD varies 2-3x under load.
+GUARD_SLOW_FACTOR = 10.0
+# Minutes, not seconds: a burst of reads queued behind a scrub or a rebuild is not a sick disk.
+GUARD_SLOW_FOR = "5m"
+# Below these a latency figure is noise: a few reads, or reads from a disk's own cache.
+GUARD_SLOW_MIN_READS = 50
+GUARD_SLOW_MIN_MS = 20.0
+
+# ------------------------------------------------------------------------ graceful reloads
+# worker_shutdown_timeout: how long a reload's old workers may finish what they send. Long
+# enough that no download in flight is cut (a reload is how tpgen guard and the playbooks take
+# a disk out), short enough that old workers - each with its thread pools, which THREAD_BUDGET
+# counts twice for a reload - and the files they hold open on a failed disk do not linger.
+# cache: objects around avg_object_size take seconds even to a slow client; origin: whole
+# files; vod: a progressive download of a feature film lasts as long as it plays (~3 h).
+WORKER_SHUTDOWN_TIMEOUT = {"cache": "10m", "origin": "30m", "vod": "4h"}
+WORKER_SHUTDOWN_BECAUSE = {
+    "cache": "a reload lets old workers finish downloads of cached objects (seconds each), "
+    "then frees their pools and a failed disk's files",
+    "origin": "a reload lets old workers finish whole-file downloads, then frees their pools",
+    "vod": "a reload never cuts a video download: a progressive download lasts as long as the "
+    "film plays (~3 h)",
+}

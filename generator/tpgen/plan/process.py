@@ -9,6 +9,8 @@ from tpgen.plan.defaults import (
     LOG_DIR,
     NGINX_USER,
     RUN_DIR,
+    WORKER_SHUTDOWN_BECAUSE,
+    WORKER_SHUTDOWN_TIMEOUT,
 )
 from tpgen.plan.logs import access_log_fields
 from tpgen.plan.types import Decision, pick
@@ -26,6 +28,10 @@ def process_fields(spec: NodeSpec) -> dict[str, Any]:
             ERROR_LOG_LEVEL,
             "warnings and worse: a full pool queue, a failed read, a disk gone; not every "
             "client that hangs up",
+        ),
+        "worker_shutdown_timeout": Decision(
+            WORKER_SHUTDOWN_TIMEOUT[spec.workload.type],
+            WORKER_SHUTDOWN_BECAUSE[spec.workload.type],
         ),
         **access_log_fields(spec),
     }

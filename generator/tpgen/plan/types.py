@@ -233,6 +233,7 @@ class Plan:
     pid_file: Decision[str] = field(metadata=feeds("pid"))
     error_log_file: Decision[str] = field(metadata=feeds("error_log"))
     error_log_level: Decision[str] = field(metadata=feeds("error_log level"))
+    worker_shutdown_timeout: Decision[str] = field(metadata=feeds("worker_shutdown_timeout"))
     # events
     worker_connections: Decision[int] = field(metadata=feeds("worker_connections"))
     accept_mutex: Decision[str] = field(metadata=feeds("accept_mutex"))

@@ -730,6 +730,47 @@ class Tuning(Strict):
     ) = Field(default=None, description="0 (off) or 1s … 1h, e.g. 65s")
 
 
+class Guard(Strict):
+    """Thresholds of `tpgen guard`, the node agent that takes a failing disk out of service.
+
+    Left out, each takes the default `tpgen guard --explain` shows with its reason.
+    """
+
+    errors: Annotated[int, Field(ge=1, le=100_000), WHOLE] | None = Field(
+        default=None, description="I/O errors of one disk within `window` that fail it"
+    )
+    window: (
+        Annotated[
+            str,
+            BeforeValidator(_durations_between(SECOND, HOUR, milliseconds=False)),
+            WithJsonSchema(DURATION_SCHEMA),
+        ]
+        | None
+    ) = Field(default=None, description="the span `errors` are counted over: 1s … 1h")
+    rate_window: (
+        Annotated[
+            str,
+            BeforeValidator(_durations_between(MINUTE, 7 * DAY, milliseconds=False)),
+            WithJsonSchema(DURATION_SCHEMA),
+        ]
+        | None
+    ) = Field(default=None, description="at most one disk is failed per this span: 1m … 7d")
+    slow: Literal["report", "drain"] | None = Field(
+        default=None, description="what a disk much slower than its peers gets: report or drain"
+    )
+    slow_factor: Annotated[float, Field(ge=2, le=1000), FINITE] | None = Field(
+        default=None, description="read latency this many times its peers' median is slow"
+    )
+    slow_for: (
+        Annotated[
+            str,
+            BeforeValidator(_durations_between(10 * SECOND, DAY, milliseconds=False)),
+            WithJsonSchema(DURATION_SCHEMA),
+        ]
+        | None
+    ) = Field(default=None, description="how long a disk must stay slow: 10s … 1d")
+
+
 class NodeSpec(Strict):
     """One storage node: its hardware, its workload and its disks."""
 
@@ -751,3 +792,4 @@ class NodeSpec(Strict):
     cache: CachePolicy = Field(default_factory=CachePolicy)
     logging: Logging = Field(default_factory=Logging)
     origin: Origin = Field(default_factory=Origin)
+    guard: Guard = Field(default_factory=Guard)

@@ -9,6 +9,7 @@ from datetime import datetime
 from .drift import check_drift
 from .errorlog import DEFAULT_SINCE, LogCounts, check_log, parse_since, scan_error_log
 from .findings import Finding, Level
+from .guard_state import check_guard_state
 from .layout import DoctorInputs, LayoutDisk
 from .mounts import check_mount, mount_at, parse_mountinfo
 from .nginx_build import check_threads, parse_nginx_v
@@ -28,7 +29,20 @@ def diagnose(
         _drift(inputs, system),
         *_error_log(inputs, system, since_at),
         _status(inputs, system),
+        *_guard(inputs, system),
     ]
+
+
+def _guard(inputs: DoctorInputs, system: System) -> list[Finding]:
+    path = inputs.guard_state
+    try:
+        text: str | None = system.read_text(path)
+        failure = None
+    except FileNotFoundError:
+        text, failure = None, None
+    except OSError as err:
+        text, failure = None, error_text(err)
+    return check_guard_state(text, inputs.layout["disks"], path=path, error=failure)
 
 
 def _nginx_build(inputs: DoctorInputs, system: System) -> Finding:

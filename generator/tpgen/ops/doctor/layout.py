@@ -52,6 +52,7 @@ class DoctorInputs:
     expected_config: str | None = None  # the rendered text, when the spec is at hand
     nginx_binary: str = "nginx"
     source: str = "<layout>"
+    guard_state: str = "/var/lib/tpgen/guard-state.json"  # tpgen guard's decisions, if any
 
 
 def read_layout(data: object, source: str = "<layout>") -> Layout:

@@ -1,0 +1,133 @@
+"""The guard's local state: /var/lib/tpgen/guard-state.json.
+
+    {"version": 1, "disks": {"d3": {"state": "failed", "since": "2026-11-25T10:02:03Z",
+                                    "reason": "5 I/O errors within 30s (nginx)"}}}
+
+Written atomically (a temporary file in the same directory, fsync, rename). Other readers
+(doctor, doctor.yml, the metrics exporter) read it as it is. A file that does not parse is
+renamed aside (``.corrupt-<time>``) and reported, never trusted: guard then starts from the
+spec's states.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+VERSION = 1
+STATES = ("active", "failed", "draining", "slow")
+DEFAULT_STATE_FILE = "/var/lib/tpgen/guard-state.json"
+MAX_BYTES = 1 << 20
+
+
+def utc_iso(epoch: float) -> str:
+    """Seconds since the epoch as ISO-8601 UTC, second precision: 2026-11-25T10:02:03Z."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_utc(text: str) -> float | None:
+    """Seconds since the epoch of a :func:`utc_iso` time, None for anything else."""
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class DiskState:
+    state: str
+    since: str
+    reason: str
+
+
+@dataclass
+class GuardState:
+    disks: dict[str, DiskState] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": VERSION,
+            "disks": {
+                name: {"state": item.state, "since": item.since, "reason": item.reason}
+                for name, item in sorted(self.disks.items())
+            },
+        }
+
+    def with_disk(self, name: str, state: str, at: float, reason: str) -> GuardState:
+        disks = dict(self.disks)
+        disks[name] = DiskState(state, utc_iso(at), " ".join(reason.split())[:500])
+        return GuardState(disks)
+
+    def named(self, state: str) -> frozenset[str]:
+        return frozenset(name for name, item in self.disks.items() if item.state == state)
+
+
+class CorruptState(ValueError):
+    """The state file is not what guard writes."""
+
+
+def state_from(data: object) -> GuardState:
+    """The state in ``data`` (the parsed JSON), or CorruptState saying what is wrong."""
+    if not isinstance(data, Mapping) or data.get("version") != VERSION:
+        raise CorruptState(f"not a version {VERSION} guard state")
+    disks = data.get("disks")
+    if not isinstance(disks, Mapping):
+        raise CorruptState("disks is not a mapping")
+    out = {}
+    for name, item in disks.items():
+        if not isinstance(item, Mapping) or item.get("state") not in STATES:
+            raise CorruptState(f"disk {name!r}: state must be one of {', '.join(STATES)}")
+        since, reason = item.get("since"), item.get("reason")
+        if not isinstance(since, str) or not isinstance(reason, str):
+            raise CorruptState(f"disk {name!r}: since and reason must be strings")
+        out[str(name)] = DiskState(item["state"], since, reason)
+    return GuardState(out)
+
+
+def read_state(path: str, now: float) -> tuple[GuardState, str | None]:
+    """The state at ``path`` (empty when there is none) and a warning when it was set aside."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return GuardState(), None
+    try:
+        if len(raw) > MAX_BYTES:
+            raise CorruptState(f"larger than {MAX_BYTES} bytes")
+        return state_from(json.loads(raw.decode("utf-8"))), None
+    except (CorruptState, ValueError) as err:
+        aside = f"{path}.corrupt-{utc_iso(now).replace(':', '')}"
+        os.replace(path, aside)
+        return GuardState(), f"{path} is corrupt ({err}): moved to {aside}, not trusted"
+
+
+def write_state(path: str, state: GuardState) -> None:
+    """Replace ``path`` with ``state`` atomically: readers see the old file or the new one."""
+    write_atomic(path, json.dumps(state.to_dict(), indent=2, sort_keys=True) + "\n")
+
+
+def write_atomic(path: str, text: str, mode: int = 0o644) -> None:
+    directory = os.path.dirname(path) or "."
+    os.makedirs(directory, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=".tpgen-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
