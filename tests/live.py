@@ -14,8 +14,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tpgen.check import install_bundled_mime_types, rebased, write_tls_files
-from tpgen.plan import Decision, Plan
+from tpgen.plan import Decision, Plan, make_plan
 from tpgen.render import render_config
+from tpgen.spec.load import spec_from_mapping
+
+from . import specs
 
 PORT_RANGE = range(27000, 28000)
 
@@ -89,3 +92,18 @@ def running_nginx(plan: Plan, prefix: Path, nginx: str) -> Iterator[Plan]:
         deadline = time.monotonic() + 10
         while pid.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
+
+
+def three_disk_cache(origin_port: int, listen: int, status: int, source: str) -> Plan:
+    """A cache node on loopback ports in front of `origin_port`: 3 HDDs of 1 GiB, 2 cores, 4 GiB."""
+    data = specs.spec(
+        "cache",
+        disks=3,
+        workload={"upstreams": [f"127.0.0.1:{origin_port}"]},
+        listen={"address": "127.0.0.1", "port": listen},
+        status={"port": status},
+        node={"cores": 2, "memory": "4GiB"},
+        tuning={"worker_connections": 256},
+    )
+    data["disks"] = [specs.disk(i, size="1GiB") for i in (1, 2, 3)]
+    return make_plan(spec_from_mapping(data, source), source)

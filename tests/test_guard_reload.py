@@ -11,11 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-from tpgen.plan import make_plan
-from tpgen.spec.load import spec_from_mapping
-
-from .live import free_ports, running_nginx
-from .specs import disk, spec
+from .live import free_ports, running_nginx, three_disk_cache
 from .test_live_nginx import origin_port
 
 __all__ = ["origin_port"]  # the fixture, used by name
@@ -64,17 +60,7 @@ def test_twenty_reloads_under_load_fail_no_request(
     tmp_path: Path, nginx_binary: str, origin_port: int
 ) -> None:
     listen, status = free_ports(2)
-    data = spec(
-        "cache",
-        disks=3,
-        workload={"upstreams": [f"127.0.0.1:{origin_port}"]},
-        listen={"address": "127.0.0.1", "port": listen},
-        status={"port": status},
-        node={"cores": 2, "memory": "4GiB"},
-        tuning={"worker_connections": 256},
-    )
-    data["disks"] = [disk(i, size="1GiB") for i in (1, 2, 3)]
-    plan = make_plan(spec_from_mapping(data, "reload.yaml"), "reload.yaml")
+    plan = three_disk_cache(origin_port, listen, status, "reload.yaml")
     seen: list[tuple[int, int]] = []
     stop = threading.Event()
     with running_nginx(plan, tmp_path, nginx_binary):

@@ -15,7 +15,7 @@ from tpgen.plan import make_plan
 from tpgen.spec.load import load_spec_file, spec_from_mapping
 
 from .conftest import ROOT
-from .live import free_ports, get, running_nginx
+from .live import free_ports, get, running_nginx, three_disk_cache
 from .specs import disk, spec
 from .test_cli import EXAMPLE, LOCATED
 
@@ -48,17 +48,7 @@ def test_cache_keys_land_on_the_disk_tpgen_names_and_hit_after(
     tmp_path: Path, nginx_binary: str, origin_port: int
 ) -> None:
     listen, status = free_ports(2)
-    data = spec(
-        "cache",
-        disks=3,
-        workload={"upstreams": [f"127.0.0.1:{origin_port}"]},
-        listen={"address": "127.0.0.1", "port": listen},
-        status={"port": status},
-        node={"cores": 2, "memory": "4GiB"},
-        tuning={"worker_connections": 256},
-    )
-    data["disks"] = [disk(i, size="1GiB") for i in (1, 2, 3)]
-    plan = make_plan(spec_from_mapping(data, "live.yaml"), "live.yaml")
+    plan = three_disk_cache(origin_port, listen, status, "live.yaml")
     seen_disks = set()
     with running_nginx(plan, tmp_path, nginx_binary) as live:
         cache_dirs = {d.name: Path(d.cache.path) for d in live.disks if d.cache}
