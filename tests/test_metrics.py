@@ -15,12 +15,12 @@ from tpgen.cli import main as cli_main
 from tpgen.ops import doctor as dr
 from tpgen.ops.doctor import prometheus as prom
 
+from .ansible.metrics_checks import parse
 from .conftest import unavailable
 from .test_doctor import GIB, MIRROR, RENDERED, FakeSystem, disk_entry, layout_dict
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ops"
 GUARD = "/var/lib/tpgen/guard-state.json"
-Sample = tuple[str, tuple[tuple[str, str], ...]]
 
 
 @dataclass
@@ -35,22 +35,6 @@ class MetricsSystem(FakeSystem):
         if path == GUARD:
             raise FileNotFoundError(2, "No such file or directory", path)
         return super().read_text(path)
-
-
-def parse(text: str) -> dict[Sample, float]:
-    """The samples of a text exposition: (name, sorted labels) -> value."""
-    samples: dict[Sample, float] = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        head, value = line.rsplit(" ", 1)
-        name, _, rest = head.partition("{")
-        labels = []
-        for pair in filter(None, rest.rstrip("}").split('",')):
-            key, _, val = pair.partition('="')
-            labels.append((key, val.rstrip('"')))
-        samples[(name, tuple(sorted(labels)))] = float(value)
-    return samples
 
 
 def metrics(system: FakeSystem, *disks: dict[str, object], since: str | None = "1h") -> str:
