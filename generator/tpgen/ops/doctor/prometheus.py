@@ -108,80 +108,50 @@ def node_families(findings: Sequence[Finding], now: datetime, window: float | No
 # ----------------------------------------------------------------------------- disk series
 
 
-@dataclass
-class DiskFamilies:
-    """The per-disk families, filled disk by disk."""
-
-    state: Family = field(
-        default_factory=lambda: Family(
-            "tpgen_disk_state", "The disk's state in the spec: 1 for its state, 0 for the others."
-        )
-    )
-    mounted: Family = field(
-        default_factory=lambda: Family("tpgen_disk_mounted", "1 when the disk's mount is mounted.")
-    )
-    writable: Family = field(
-        default_factory=lambda: Family(
-            "tpgen_disk_writable", "1 when doctor's probe write into the cache directory worked."
-        )
-    )
-    size: Family = field(
-        default_factory=lambda: Family("tpgen_disk_size_bytes", "Size of the disk's filesystem.")
-    )
-    free: Family = field(
-        default_factory=lambda: Family(
-            "tpgen_disk_free_bytes", "Bytes free for unprivileged users (df's Avail)."
-        )
-    )
-    min_free: Family = field(
-        default_factory=lambda: Family(
-            "tpgen_disk_min_free_bytes", "Doctor warns below this many free bytes (min_free)."
-        )
-    )
-    files: Family = field(
-        default_factory=lambda: Family("tpgen_disk_files", "Inodes of the disk's filesystem.")
-    )
-    files_free: Family = field(
-        default_factory=lambda: Family("tpgen_disk_files_free", "Free inodes.")
-    )
-    files_min_free: Family = field(
-        default_factory=lambda: Family(
-            "tpgen_disk_files_min_free", "Doctor warns below this many free inodes."
-        )
-    )
-    buckets: Family = field(
-        default_factory=lambda: Family(
-            "tpgen_disk_buckets", "Buckets of the split_clients map that land on the disk."
-        )
-    )
-    share: Family = field(
-        default_factory=lambda: Family(
-            "tpgen_disk_bucket_share_ratio", "The disk's share of the buckets (0 to 1)."
-        )
-    )
-    overflows: Family = field(
-        default_factory=lambda: Family(
-            "tpgen_disk_queue_overflows",
-            "Thread-pool queue overflow lines of the disk's pool in the error-log window.",
-        )
-    )
-    io_errors: Family = field(
-        default_factory=lambda: Family(
-            "tpgen_disk_io_errors",
-            "Error-log lines with an I/O error (EIO, ENXIO, ENODEV, EROFS, EUCLEAN) on the disk "
-            "in the window.",
-        )
-    )
-
-    def all(self) -> list[Family]:
-        return list(vars(self).values())
+# Per-disk series, in exposition order: (key, name, help).
+DISK_SERIES = (
+    (
+        "state",
+        "tpgen_disk_state",
+        "The disk's state in the spec: 1 for its state, 0 for the others.",
+    ),
+    ("mounted", "tpgen_disk_mounted", "1 when the disk's mount is mounted."),
+    (
+        "writable",
+        "tpgen_disk_writable",
+        "1 when doctor's probe write into the cache directory worked.",
+    ),
+    ("size", "tpgen_disk_size_bytes", "Size of the disk's filesystem."),
+    ("free", "tpgen_disk_free_bytes", "Bytes free for unprivileged users (df's Avail)."),
+    (
+        "min_free",
+        "tpgen_disk_min_free_bytes",
+        "Doctor warns below this many free bytes (min_free).",
+    ),
+    ("files", "tpgen_disk_files", "Inodes of the disk's filesystem."),
+    ("files_free", "tpgen_disk_files_free", "Free inodes."),
+    ("files_min_free", "tpgen_disk_files_min_free", "Doctor warns below this many free inodes."),
+    ("buckets", "tpgen_disk_buckets", "Buckets of the split_clients map that land on the disk."),
+    ("share", "tpgen_disk_bucket_share_ratio", "The disk's share of the buckets (0 to 1)."),
+    (
+        "overflows",
+        "tpgen_disk_queue_overflows",
+        "Thread-pool queue overflow lines of the disk's pool in the error-log window.",
+    ),
+    (
+        "io_errors",
+        "tpgen_disk_io_errors",
+        "Error-log lines with an I/O error (EIO, ENXIO, ENODEV, EROFS, EUCLEAN) on the disk "
+        "in the window.",
+    ),
+)
 
 
 def disk_families(
     layout: Layout, findings: Sequence[Finding], mounts: Sequence[MountEntry], system: System
 ) -> list[Family]:
     """State, mount, space, buckets, overflows and I/O errors of every disk of the layout."""
-    out = DiskFamilies()
+    out = {key: Family(name, text) for key, name, text in DISK_SERIES}
     total_buckets = sum(disk["buckets"] for disk in layout["disks"])
     overflows = _counts(findings, "log.queue_overflow")
     io_errors = _counts(findings, "log.disk_errors")
@@ -191,41 +161,41 @@ def disk_families(
     for disk in layout["disks"]:
         name = disk["name"]
         for state in DISK_STATES:
-            out.state.add(int(disk["state"] == state), disk=name, state=state)
+            out["state"].add(int(disk["state"] == state), disk=name, state=state)
         mounted = mount_at(disk["mount"], mounts) is not None
-        out.mounted.add(int(mounted), disk=name)
+        out["mounted"].add(int(mounted), disk=name)
         if disk["state"] == "active" and mounted:
-            out.writable.add(int(name not in unwritable), disk=name)
+            out["writable"].add(int(name not in unwritable), disk=name)
         if mounted and disk["state"] != "failed":
             _space(out, disk, system)
-        out.buckets.add(disk["buckets"], disk=name)
+        out["buckets"].add(disk["buckets"], disk=name)
         if total_buckets:
-            out.share.add(round(disk["buckets"] / total_buckets, 6), disk=name)
+            out["share"].add(round(disk["buckets"] / total_buckets, 6), disk=name)
         pool = disk["thread_pool"]
-        out.overflows.add(overflows.get(pool, 0) if pool else 0, disk=name)
-        out.io_errors.add(io_errors.get(name, 0), disk=name)
-    return out.all()
+        out["overflows"].add(overflows.get(pool, 0) if pool else 0, disk=name)
+        out["io_errors"].add(io_errors.get(name, 0), disk=name)
+    return list(out.values())
 
 
 def _counts(findings: Sequence[Finding], check: str) -> dict[str | None, int]:
     return {f.subject: int(f.data.get("count", 0)) for f in findings if f.check == check}
 
 
-def _space(out: DiskFamilies, disk: LayoutDisk, system: System) -> None:
+def _space(out: dict[str, Family], disk: LayoutDisk, system: System) -> None:
     try:
         usage: FsUsage = system.statvfs(disk["mount"])
     except OSError:
         return  # the disk's mount and doctor's findings say what is wrong
     name = disk["name"]
     min_free = disk["min_free_bytes"]
-    out.size.add(usage.total, disk=name)
-    out.free.add(usage.free, disk=name)
-    out.min_free.add(
+    out["size"].add(usage.total, disk=name)
+    out["free"].add(usage.free, disk=name)
+    out["min_free"].add(
         min_free if min_free is not None else int(usage.total * DEFAULT_MIN_FREE_RATIO), disk=name
     )
-    out.files.add(usage.inodes, disk=name)
-    out.files_free.add(usage.inodes_free, disk=name)
-    out.files_min_free.add(int(usage.inodes * INODE_MIN_FREE_RATIO), disk=name)
+    out["files"].add(usage.inodes, disk=name)
+    out["files_free"].add(usage.inodes_free, disk=name)
+    out["files_min_free"].add(int(usage.inodes * INODE_MIN_FREE_RATIO), disk=name)
 
 
 # ----------------------------------------------------------------------------- guard state
