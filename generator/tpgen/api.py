@@ -91,6 +91,7 @@ __all__ = [
     "split_parts",
     "split_table",
     "tls_file_problems",
+    "with_disk_states",
 ]
 
 
@@ -166,6 +167,16 @@ def fill_nginx_facts(
         target["http_v3"] = bool(http_v3)
     if target:
         result["nginx"] = target
+    return result
+
+
+def with_disk_states(data: Mapping[str, Any], states: Mapping[str, str]) -> dict[str, Any]:
+    """A copy of a spec mapping whose disks named in ``states`` take the state given there
+    (guard's failed or draining disks); other disks and other keys stay as they are."""
+    result = copy.deepcopy(dict(data))
+    for disk in result.get("disks") or []:
+        if isinstance(disk, dict) and disk.get("name") in states:
+            disk["state"] = states[disk["name"]]
     return result
 
 

@@ -69,6 +69,15 @@ def tpgen_node_spec(
         raise AnsibleFilterError(f"tpgen_node_spec: {exc}") from None
 
 
+def tpgen_disk_states(spec: Any, names: Any, state: str = "failed") -> dict[str, Any]:
+    """The spec with the named disks in ``state`` (the disks tpgen guard failed on the node)."""
+    if not isinstance(spec, Mapping):
+        raise AnsibleFilterError(
+            f"tpgen_disk_states: expected a mapping, got {type(spec).__name__}"
+        )
+    return dict(_api().with_disk_states(plain(spec), dict.fromkeys(plain(names or []), state)))
+
+
 def tpgen_nginx_facts(spec: Any, nginx_v: Any = None) -> dict[str, Any]:
     """Fill nginx.version and nginx.http_v3 from the output of the node's `nginx -V` when the
     spec leaves them out (no output: the spec as it is)."""
@@ -137,6 +146,7 @@ class FilterModule:
             "tpgen_node_layout": tpgen_node_layout,
             "tpgen_disk_for_key": tpgen_disk_for_key,
             "tpgen_cache_targets": tpgen_cache_targets,
+            "tpgen_disk_states": tpgen_disk_states,
             "tpgen_nginx_facts": tpgen_nginx_facts,
             "tpgen_tls_problems": tpgen_tls_problems,
         }

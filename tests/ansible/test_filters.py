@@ -193,3 +193,19 @@ def test_tls_problems_read_the_controller_copies(filters: ModuleType, tmp_path: 
         f"tpgen_spec of edge: tls.certificates.0.key: /etc/nginx/tls/a.key (read from "
         f"{tmp_path}/missing.key): No such file or directory: put the file there or fix the path"
     ]
+
+
+def test_disk_states_fails_the_named_disks_and_leaves_the_rest(filters: ModuleType) -> None:
+    names = [d["name"] for d in FULL["disks"]]
+    guarded = filters.tpgen_disk_states(FULL, [names[1], "not-a-disk"])
+    assert [d.get("state") for d in guarded["disks"]] == [
+        "failed" if name == names[1] else d.get("state")
+        for name, d in zip(names, FULL["disks"], strict=True)
+    ]
+    assert {k: v for k, v in guarded.items() if k != "disks"} == {
+        k: v for k, v in FULL.items() if k != "disks"
+    }
+    assert "state" not in FULL["disks"][1]  # the input is not changed
+    assert filters.tpgen_disk_states(FULL, []) == FULL
+    with pytest.raises(filters.AnsibleFilterError, match="expected a mapping, got list"):
+        filters.tpgen_disk_states(["not", "a", "spec"], [])

@@ -8,7 +8,6 @@ when any step fails.
 
 from __future__ import annotations
 
-import copy
 import os
 import signal
 import subprocess
@@ -129,10 +128,7 @@ class Renderer:
         self.options = options
 
     def render(self, overrides: Mapping[str, str]) -> str:
-        data = copy.deepcopy(self.data)
-        for disk in data.get("disks", []):
-            if isinstance(disk, dict) and disk.get("name") in overrides:
-                disk["state"] = overrides[disk["name"]]
+        data = api.with_disk_states(self.data, overrides)
         model = api.spec_from_mapping(data, self.spec_path)
         plan = api.make_plan(model, self.spec_path)
         return api.render_config(plan, source=self.options.source or self.spec_path)
