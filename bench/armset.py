@@ -1,8 +1,9 @@
 """Write the config of every arm of a run into its own prefix.
 
 Beside the built-in arms, a run can add variants: a config file with placeholders (an edited copy
-of the tpgen.conf.template a run leaves), or tpgen itself rendering the spec with `tuning:`
-overrides, which is how a proposed rule change is measured before it is made."""
+of the tpgen.conf.template a run leaves), tpgen itself rendering the spec with `tuning:`
+overrides, which is how a proposed rule change is measured before it is made, or tpgen's config
+with literal edits (an ablation that works in every regime pair, whatever its disks and workers)."""
 
 from __future__ import annotations
 
@@ -17,17 +18,31 @@ from bench.system import BenchError, cpu_count
 
 @dataclass(frozen=True)
 class Variant:
-    """An extra arm: `template` (a config file) or `tuning` (spec overrides for tpgen)."""
+    """An extra arm: `template` (a config file), `tuning` (spec overrides for tpgen) or `edits`
+    (text replacements in tpgen's rendered config)."""
 
     name: str
     template: Path | None = None
     tuning: dict[str, str] = field(default_factory=dict)
+    edits: tuple[tuple[str, str], ...] = ()
 
     @property
     def title(self) -> str:
         if self.template is not None:
             return f"config file {self.template}"
+        if self.edits:
+            return "tpgen render, edited: " + ", ".join(f"{a!r} -> {b!r}" for a, b in self.edits)
         return "tpgen render, tuning: " + ", ".join(f"{k}={v}" for k, v in self.tuning.items())
+
+
+def edited(conf: str, edits: tuple[tuple[str, str], ...]) -> str:
+    """`conf` with every edit applied; an edit that matches nothing would measure tpgen twice
+    under another name, so it is an error."""
+    for old, new in edits:
+        if old not in conf:
+            raise BenchError(f"edit {old!r} -> {new!r}: {old!r} is not in tpgen's config")
+        conf = conf.replace(old, new)
+    return conf
 
 
 @dataclass(frozen=True)
@@ -100,6 +115,7 @@ def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list
             conf = armconf.substitute(template.read_text(), values)
         elif name in by_name:
             conf = _tpgen_conf(ctx, name, prefix, by_name[name].tuning)
+            conf = edited(conf, by_name[name].edits)
         else:
             raise BenchError(f"unknown arm {name!r}: built-in arms are {sorted(armconf.TITLES)}")
         (prefix / "nginx.conf").write_text(conf)

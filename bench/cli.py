@@ -62,6 +62,16 @@ def _tuning_arm(text: str) -> Variant:
     return Variant(name, tuning={key: value for key, _, value in pairs})
 
 
+def _edit_arm(text: str) -> Variant:
+    name, sep, rest = text.partition(":")
+    edits = [edit.partition("=>") for edit in rest.split("|")] if sep else []
+    if not re.fullmatch(r"[a-z][a-z0-9_-]*", name) or not edits or not all(e[0] and e[1] for e in edits):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected NAME:OLD=>NEW[|OLD=>NEW], e.g. 'norp: reuseport=>'"
+        )
+    return Variant(name, edits=tuple((old, new) for old, _, new in edits))
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bench",
@@ -111,6 +121,14 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME:KEY=VALUE[,...]",
         help="also run tpgen's config for the spec with these `tuning:` overrides",
+    )
+    run.add_argument(
+        "--edit-arm",
+        type=_edit_arm,
+        action="append",
+        default=[],
+        metavar="NAME:OLD=>NEW[|...]",
+        help="also run tpgen's config with these literal replacements (each must match)",
     )
     run.add_argument(
         "--out",
@@ -177,7 +195,7 @@ def _run_regimes(args: argparse.Namespace) -> int:
     )
     settings = [(name, count, REGIMES[name].apply(base, count)) for name, count in pairs]
     text, ok = run_regimes(
-        settings, args.out, variants=[*args.arm_file, *args.tuning_arm], log=_log
+        settings, args.out, variants=[*args.arm_file, *args.tuning_arm, *args.edit_arm], log=_log
     )
     print(text)
     print(f"\nwritten to {args.out}/")
@@ -246,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             cold_metadata=True if args.cold_metadata else None,
         )
         outcome = run_bench(
-            settings, args.out, variants=[*args.arm_file, *args.tuning_arm], log=_log
+            settings, args.out, variants=[*args.arm_file, *args.tuning_arm, *args.edit_arm], log=_log
         )
         print(outcome.report)
         print(f"\nwritten to {args.out}/")

@@ -52,7 +52,7 @@ def test_a_single_listen_mapping_is_still_accepted_and_errors_name_it_as_written
     data = spec("cache", listen={"address": "127.0.0.1", "port": 8080})
     assert listen_lines(rendered(data))[0] == "listen 127.0.0.1:8080 reuseport backlog=16384;"
     data["listen"]["port"] = 0
-    assert refusals(data) == ["edge.yaml: listen.port: Input should be greater than or equal to 1"]
+    assert refusals(data) == ["edge.yaml: listen.port: 0 is too small: write 1 or more"]
 
 
 def test_star_listens_on_both_families_with_ipv6only() -> None:

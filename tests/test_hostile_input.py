@@ -335,8 +335,8 @@ def test_anchors_and_merge_keys_work_and_point_at_the_anchor(
     assert run(["validate", str(path)], capsys) == (0, [])
     spec_file(tmp_path, text.replace("media: hdd", "media: tape"))
     assert validate(path, capsys) == [
-        f"{path}:4: disks.0.media: Input should be 'hdd', 'ssd' or 'nvme'",
-        f"{path}:4: disks.1.media: Input should be 'hdd', 'ssd' or 'nvme'",
+        f"{path}:4: disks.0.media: 'tape' is not allowed here: write 'hdd', 'ssd' or 'nvme'",
+        f"{path}:4: disks.1.media: 'tape' is not allowed here: write 'hdd', 'ssd' or 'nvme'",
     ]
 
 
@@ -425,7 +425,7 @@ def test_undecodable_spec_file_name_is_escaped_in_every_message(
     name = os.fsdecode(b"sp\xffec\n.yaml")
     path = spec_file(tmp_path, GOOD.replace("cores: 4", "cores: 0"), name)
     assert validate(path, capsys) == [
-        f"{tmp_path}/sp\\xffec\\n.yaml:1: node.cores: Input should be greater than or equal to 1"
+        f"{tmp_path}/sp\\xffec\\n.yaml:1: node.cores: 0 is too small: write 1 or more"
     ]
     spec_file(tmp_path, GOOD, name)
     assert run(["validate", str(path)], capsys) == (0, [])

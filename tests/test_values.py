@@ -471,7 +471,7 @@ def test_numbers_are_strict_no_booleans_text_or_non_finite(
         ("weight", -2.5, "-2.5: a weight must be a finite number > 0, e.g. 1.5"),
         ("weight", True, "true: a weight must be a finite number > 0, e.g. 1.5"),
         ("weight", "2", "'2': a weight must be a finite number > 0, e.g. 1.5"),
-        ("weight", 2e6, "Input should be less than or equal to 1000000"),
+        ("weight", 2e6, "2000000.0 is too large: write 1000000 or less"),
         ("thread_pool", "yes", "'yes' is not a boolean: write true or false"),
         ("thread_pool", 1, "1 is not a boolean: write true or false"),
     ],

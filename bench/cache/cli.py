@@ -33,7 +33,7 @@ def run(args: argparse.Namespace, log: Callable[[str], None]) -> int:
         arms=tuple(args.arms.split(",")) if args.arms else None,
     )
     outcome = run_cache_bench(
-        settings, args.out, variants=[*args.arm_file, *args.tuning_arm], log=log
+        settings, args.out, variants=[*args.arm_file, *args.tuning_arm, *args.edit_arm], log=log
     )
     print(outcome.report)
     print(f"\nwritten to {args.out}/")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench import tpgencli
 from bench.arms import Arm, round_order, substitute
-from bench.armset import Variant
+from bench.armset import Variant, edited
 from bench.cache import configs, store
 from bench.cache.report import goals, noise, per_disk, rounds_table, table
 from bench.cache.settings import CacheSettings
@@ -161,6 +161,7 @@ def _arm_conf(
         conf = substitute(variant.template.read_text(), values)
     elif variant is not None:
         conf = _tpgen(name, variant.tuning, workdir, disks, disk_size, ports, settings, prefix)
+        conf = edited(conf, variant.edits)
     elif name == "stock":
         conf = configs.stock_conf(prefix, disks, ports)
     elif name == "article":

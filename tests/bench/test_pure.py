@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 
 from bench.arms import perdisk_conf, relocate, round_order, single_root_conf, substitute
-from bench.cli import _arm_file, _shape, _tuning_arm
+from bench.armset import edited
+from bench.cli import _arm_file, _edit_arm, _shape, _tuning_arm
 from bench.load import LoadResult, parse_summary
 from bench.output import write
 from bench.regimes import Combo, load_pair, plan, summary
 from bench.report import goals, table
 from bench.runner import Outcome
 from bench.settings import FULL, REGIME_BASE, REGIMES
+from bench.system import BenchError
 from bench.trial import TrialResult
 
 WRK_OUTPUT = """Running 1s test @ http://127.0.0.1:29000/files/hot.bin
@@ -124,6 +126,21 @@ def test_tuning_arm_parses_overrides() -> None:
 def test_tuning_arm_rejects_malformed_text(text: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match="NAME:KEY=VALUE"):
         _tuning_arm(text)
+
+
+def test_edit_arm_parses_replacements_and_each_must_match() -> None:
+    variant = _edit_arm("norp: reuseport=>| backlog=3072=> backlog=511")
+    assert variant.edits == ((" reuseport", ""), (" backlog=3072", " backlog=511"))
+    conf = "listen 127.0.0.1:1 reuseport backlog=3072;\n"
+    assert edited(conf, variant.edits) == "listen 127.0.0.1:1 backlog=511;\n"
+    with pytest.raises(BenchError, match="is not in tpgen's config"):
+        edited("listen 127.0.0.1:1;\n", variant.edits)
+
+
+@pytest.mark.parametrize("text", ["norp", "norp:", "norp:reuseport", "norp:=>x", "NoRp:a=>b"])
+def test_edit_arm_rejects_malformed_text(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="NAME:OLD=>NEW"):
+        _edit_arm(text)
 
 
 def test_arm_file_needs_an_existing_file(tmp_path: Path) -> None:

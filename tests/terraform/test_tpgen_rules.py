@@ -39,18 +39,18 @@ REFUSED: dict[str, list[str]] = {
     "bad-disk-name": [
         f"5: disks.0.name: 'Disk-1' {NOT_ALLOWED} '^[a-z][a-z0-9_]{{0,31}}$')",
     ],
-    "unknown-media": ["3: disks.0.media: Input should be 'hdd', 'ssd' or 'nvme'"],
+    "unknown-media": ["3: disks.0.media: 'sata' is not allowed here: write 'hdd', 'ssd' or 'nvme'"],
     "unknown-disk-set-media": [
-        "3: disks.0.media: Input should be 'hdd', 'ssd' or 'nvme'",
-        "9: disks.1.media: Input should be 'hdd', 'ssd' or 'nvme'",
+        "3: disks.0.media: 'sata' is not allowed here: write 'hdd', 'ssd' or 'nvme'",
+        "9: disks.1.media: 'sata' is not allowed here: write 'hdd', 'ssd' or 'nvme'",
     ],
-    "unknown-disk-state": ["7: disks.0.state: Input should be 'active', 'draining' or 'failed'"],
-    "unknown-filesystem": ["3: disks.0.filesystem: Input should be 'xfs' or 'ext4'"],
+    "unknown-disk-state": ["7: disks.0.state: 'broken' is not allowed here: write 'active', 'draining' or 'failed'"],
+    "unknown-filesystem": ["3: disks.0.filesystem: 'btrfs' is not allowed here: write 'xfs' or 'ext4'"],
     "size-without-unit": [
         "6: disks.0.size: '4 terabytes' is not a size: write a number with a unit, like 4TB, "
         "48GiB, 1MiB"
     ],
-    "unknown-workload": ["13: workload.type: Input should be 'cache', 'origin' or 'vod'"],
+    "unknown-workload": ["13: workload.type: 'proxy' is not allowed here: write 'cache', 'origin' or 'vod'"],
     "cache-without-upstreams": [
         "12: workload.upstreams: a cache node needs at least one upstream: add upstreams: "
         '["origin:8080"]'
@@ -67,7 +67,7 @@ REFUSED: dict[str, list[str]] = {
         "(y M w d h m s), e.g. 12h, 7d, 1h30m"
     ],
     "fractional-cores": ["9: node.cores: 2.5 is not a whole number: write e.g. 4"],
-    "port-out-of-range": ["9: listen.port: Input should be less than or equal to 65535"],
+    "port-out-of-range": ["9: listen.port: 70000 is too large: write 65535 or less"],
     "Edge_01": [f"11: node.name: 'Edge_01' {NOT_ALLOWED} {PATTERN_HOST})"],
     "unknown-tuning-key": [
         "13: tuning.threads: unknown key: remove it or check its spelling (see `tpgen schema`)"

@@ -25,7 +25,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from tpgen.errors import FileRefused, Problem, SpecError, printable
 from tpgen.errors import Path as FieldPath
 from tpgen.files import MIB, NotUtf8, decode_utf8, read_regular_file
-from tpgen.spec.model import NodeSpec
+from tpgen.spec.model import NodeSpec, shown
 from tpgen.spec.validate import semantic_problems
 
 LineMap = dict[FieldPath, int]
@@ -130,17 +130,68 @@ def plain_data(node: Any, source: str = "<mapping>") -> Any:
     return _Plain(source).convert(node, ())
 
 
+def _number_bound(kind: str, ctx: Mapping[str, Any]) -> str:
+    bound = next(iter(ctx.values()))
+    words = {
+        "greater_than_equal": "too small: write {} or more",
+        "greater_than": "too small: write more than {}",
+        "less_than_equal": "too large: write {} or less",
+        "less_than": "too large: write less than {}",
+    }
+    return words[kind].format(bound)
+
+
+def _length_bound(kind: str, ctx: Mapping[str, Any]) -> str:
+    if kind.startswith("string_"):
+        limit = ctx.get("min_length", ctx.get("max_length"))
+        fewest = kind == "string_too_short"
+        return f"write {'at least' if fewest else 'at most'} {limit} characters"
+    actual = ctx.get("actual_length")
+    has = f"has {actual} items: " if actual is not None else ""
+    if kind == "too_short":
+        return f"{has}write at least {ctx['min_length']}"
+    return f"{has}write at most {ctx['max_length']}"
+
+
+# pydantic's wording says what is wrong, not what to write instead: each kind gets its fix.
+_FIXES = {
+    "bool_type": "write true or false",
+    "bool_parsing": "write true or false",
+    "int_type": "write a whole number, e.g. 4",
+    "int_parsing": "write a whole number, e.g. 4",
+    "int_from_float": "write a whole number, e.g. 4",
+    "float_type": "write a number, e.g. 1.5",
+    "float_parsing": "write a number, e.g. 1.5",
+    "finite_number": "write a finite number, e.g. 1.5",
+    "string_type": "write text here (quote it if YAML reads it as something else)",
+    "list_type": "write a list (- item, or [a, b])",
+    "dict_type": "write a mapping (key: value)",
+    "model_type": "write a mapping (key: value)",
+    "model_attributes_type": "write a mapping (key: value)",
+}
+
+
 def _pydantic_message(error: Any) -> str:
     kind = error["type"]
     if kind == "extra_forbidden":
         return "unknown key: remove it or check its spelling (see `tpgen schema`)"
     if kind == "missing":
         return "required: add this key"
+    value = shown(error.get("input"))
+    ctx: Mapping[str, Any] = error.get("ctx") or {}
+    if kind in {"literal_error", "enum"}:
+        return f"{value} is not allowed here: write {ctx.get('expected', 'one of the listed values')}"
+    if kind in {"greater_than_equal", "greater_than", "less_than_equal", "less_than"} and ctx:
+        return f"{value} is {_number_bound(kind, ctx)}"
+    if kind in {"too_short", "too_long", "string_too_short", "string_too_long"} and ctx:
+        return _length_bound(kind, ctx)
+    if kind in _FIXES:
+        return f"{value} is the wrong type: {_FIXES[kind]}"
     message = str(error["msg"])
     for prefix in ("Value error, ", "Assertion failed, "):
         message = message.removeprefix(prefix)
     if kind == "string_pattern_mismatch":
-        return f"{error['input']!r} has characters or a form not allowed here ({message})"
+        return f"{value} has characters or a form not allowed here ({message})"
     return message
 
 

@@ -92,7 +92,7 @@ def _sizes_between(low: int, high: int, *, kib: bool = False) -> Callable[[int],
     return check
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     """A value as the user wrote it in YAML, cut short: 10**400 is not worth 400 digits."""
     text = str(value).lower() if isinstance(value, bool) else repr(value)
     return text if len(text) <= 24 else f"{text[:20]}…"
@@ -101,9 +101,9 @@ def _shown(value: object) -> str:
 def _whole(value: object) -> object:
     """Strict integers: YAML's true is not 1 core, '4' and 4.0 are not counts."""
     if isinstance(value, bool):
-        raise ValueError(f"{_shown(value)} is a boolean, not a whole number: write e.g. 4")
+        raise ValueError(f"{shown(value)} is a boolean, not a whole number: write e.g. 4")
     if not isinstance(value, int):
-        raise ValueError(f"{_shown(value)} is not a whole number: write e.g. 4")
+        raise ValueError(f"{shown(value)} is not a whole number: write e.g. 4")
     return value
 
 
@@ -118,29 +118,29 @@ def _real(value: float) -> float | None:
 
 def _workers(value: object) -> object:
     if value != "auto" and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ValueError(f"{_shown(value)} is neither a whole number nor auto: write e.g. 24")
+        raise ValueError(f"{shown(value)} is neither a whole number nor auto: write e.g. 24")
     return value
 
 
 def _finite(value: object) -> object:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{_shown(value)} is not a number: write e.g. 10 or 2.5")
+        raise ValueError(f"{shown(value)} is not a number: write e.g. 10 or 2.5")
     number = _real(value)
     if number is None:
-        raise ValueError(f"{_shown(value)} is not a finite number: write e.g. 10 or 2.5")
+        raise ValueError(f"{shown(value)} is not a finite number: write e.g. 10 or 2.5")
     return number
 
 
 def _weight(value: object) -> object:
     number = None if isinstance(value, bool) or not isinstance(value, int | float) else _real(value)
     if number is None or number <= 0:
-        raise ValueError(f"{_shown(value)}: a weight must be a finite number > 0, e.g. 1.5")
+        raise ValueError(f"{shown(value)}: a weight must be a finite number > 0, e.g. 1.5")
     return number
 
 
 def _boolean(value: object) -> object:
     if not isinstance(value, bool):
-        raise ValueError(f"{_shown(value)} is not a boolean: write true or false")
+        raise ValueError(f"{shown(value)} is not a boolean: write true or false")
     return value
 
 
@@ -338,7 +338,7 @@ def _slice(value: object) -> object:
     size = parse_size(value)
     if not SLICE_MIN <= size <= SLICE_MAX or size % SLICE_ALIGN:
         raise ValueError(
-            f"{_shown(value)}: a slice is auto, off, or a size of 64KiB … 1GiB in whole 4KiB "
+            f"{shown(value)}: a slice is auto, off, or a size of 64KiB … 1GiB in whole 4KiB "
             "steps (filesystem blocks): write e.g. 1MiB"
         )
     return size
@@ -362,7 +362,7 @@ def _status(value: object) -> object:
         return value
     if isinstance(value, bool) or not isinstance(value, int) or value not in CACHEABLE_STATUSES:
         raise ValueError(
-            f"{_shown(value)} is not a status nginx caches: use any or one of "
+            f"{shown(value)} is not a status nginx caches: use any or one of "
             + " ".join(map(str, CACHEABLE_STATUSES))
         )
     return value
