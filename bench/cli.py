@@ -65,7 +65,11 @@ def _tuning_arm(text: str) -> Variant:
 def _edit_arm(text: str) -> Variant:
     name, sep, rest = text.partition(":")
     edits = [edit.partition("=>") for edit in rest.split("|")] if sep else []
-    if not re.fullmatch(r"[a-z][a-z0-9_-]*", name) or not edits or not all(e[0] and e[1] for e in edits):
+    if (
+        not re.fullmatch(r"[a-z][a-z0-9_-]*", name)
+        or not edits
+        or not all(e[0] and e[1] for e in edits)
+    ):
         raise argparse.ArgumentTypeError(
             f"{text!r}: expected NAME:OLD=>NEW[|OLD=>NEW], e.g. 'norp: reuseport=>'"
         )
@@ -264,7 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             cold_metadata=True if args.cold_metadata else None,
         )
         outcome = run_bench(
-            settings, args.out, variants=[*args.arm_file, *args.tuning_arm, *args.edit_arm], log=_log
+            settings,
+            args.out,
+            variants=[*args.arm_file, *args.tuning_arm, *args.edit_arm],
+            log=_log,
         )
         print(outcome.report)
         print(f"\nwritten to {args.out}/")

@@ -50,7 +50,9 @@ def test_bad_spec_exits_2_with_one_line_and_writes_nothing(
     target.write_text("previous config\n")
     assert main(["render", str(bad), "-o", str(target)]) == 2
     err = capsys.readouterr().err
-    assert err.splitlines() == [f"{bad}:3: disks.0.media: 'tape' is not allowed here: write 'hdd', 'ssd' or 'nvme'"]
+    assert err.splitlines() == [
+        f"{bad}:3: disks.0.media: 'tape' is not allowed here: write 'hdd', 'ssd' or 'nvme'"
+    ]
     assert target.read_text() == "previous config\n"
 
 

@@ -172,7 +172,10 @@ def test_validate_returns_0_and_raises_a_spec_error_with_its_line(tmp_path: Path
     bad.write_text(yaml.safe_dump(data), encoding="utf-8")
     with pytest.raises(SpecError) as caught:
         validate(str(bad))
-    assert str(caught.value) == f"{bad}:3: disks.0.media: 'tape' is not allowed here: write 'hdd', 'ssd' or 'nvme'"
+    assert (
+        str(caught.value)
+        == f"{bad}:3: disks.0.media: 'tape' is not allowed here: write 'hdd', 'ssd' or 'nvme'"
+    )
 
 
 def test_render_writes_the_golden_config_to_its_console(tmp_path: Path) -> None:

@@ -44,13 +44,19 @@ REFUSED: dict[str, list[str]] = {
         "3: disks.0.media: 'sata' is not allowed here: write 'hdd', 'ssd' or 'nvme'",
         "9: disks.1.media: 'sata' is not allowed here: write 'hdd', 'ssd' or 'nvme'",
     ],
-    "unknown-disk-state": ["7: disks.0.state: 'broken' is not allowed here: write 'active', 'draining' or 'failed'"],
-    "unknown-filesystem": ["3: disks.0.filesystem: 'btrfs' is not allowed here: write 'xfs' or 'ext4'"],
+    "unknown-disk-state": [
+        "7: disks.0.state: 'broken' is not allowed here: write 'active', 'draining' or 'failed'"
+    ],
+    "unknown-filesystem": [
+        "3: disks.0.filesystem: 'btrfs' is not allowed here: write 'xfs' or 'ext4'"
+    ],
     "size-without-unit": [
         "6: disks.0.size: '4 terabytes' is not a size: write a number with a unit, like 4TB, "
         "48GiB, 1MiB"
     ],
-    "unknown-workload": ["13: workload.type: 'proxy' is not allowed here: write 'cache', 'origin' or 'vod'"],
+    "unknown-workload": [
+        "13: workload.type: 'proxy' is not allowed here: write 'cache', 'origin' or 'vod'"
+    ],
     "cache-without-upstreams": [
         "12: workload.upstreams: a cache node needs at least one upstream: add upstreams: "
         '["origin:8080"]'

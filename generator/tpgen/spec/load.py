@@ -132,6 +132,8 @@ def plain_data(node: Any, source: str = "<mapping>") -> Any:
 
 def _number_bound(kind: str, ctx: Mapping[str, Any]) -> str:
     bound = next(iter(ctx.values()))
+    if isinstance(bound, float) and bound.is_integer():
+        bound = int(bound)
     words = {
         "greater_than_equal": "too small: write {} or more",
         "greater_than": "too small: write more than {}",
@@ -171,27 +173,41 @@ _FIXES = {
 }
 
 
-def _pydantic_message(error: Any) -> str:
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        return "unknown key: remove it or check its spelling (see `tpgen schema`)"
-    if kind == "missing":
-        return "required: add this key"
-    value = shown(error.get("input"))
-    ctx: Mapping[str, Any] = error.get("ctx") or {}
+_NO_INPUT = {
+    "extra_forbidden": "unknown key: remove it or check its spelling (see `tpgen schema`)",
+    "missing": "required: add this key",
+}
+
+
+def _with_fix(kind: str, value: str, ctx: Mapping[str, Any]) -> str | None:
+    """The message of an error kind tpgen words itself, or None for pydantic's own."""
     if kind in {"literal_error", "enum"}:
-        return f"{value} is not allowed here: write {ctx.get('expected', 'one of the listed values')}"
+        return (
+            f"{value} is not allowed here: write {ctx.get('expected', 'one of the listed values')}"
+        )
     if kind in {"greater_than_equal", "greater_than", "less_than_equal", "less_than"} and ctx:
         return f"{value} is {_number_bound(kind, ctx)}"
     if kind in {"too_short", "too_long", "string_too_short", "string_too_long"} and ctx:
         return _length_bound(kind, ctx)
     if kind in _FIXES:
         return f"{value} is the wrong type: {_FIXES[kind]}"
+    return None
+
+
+def _pydantic_message(error: Any) -> str:
+    kind = error["type"]
+    if kind in _NO_INPUT:
+        return _NO_INPUT[kind]
+    value = shown(error.get("input"))
+    fixed = _with_fix(kind, value, error.get("ctx") or {})
+    if fixed is not None:
+        return fixed
     message = str(error["msg"])
     for prefix in ("Value error, ", "Assertion failed, "):
         message = message.removeprefix(prefix)
     if kind == "string_pattern_mismatch":
-        return f"{value} has characters or a form not allowed here ({message})"
+        # in full: the character that does not match may be past what `shown` keeps
+        return f"{error['input']!r} has characters or a form not allowed here ({message})"
     return message
 
 
