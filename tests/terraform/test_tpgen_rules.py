@@ -39,10 +39,10 @@ REFUSED: dict[str, list[str]] = {
     "bad-disk-name": [
         f"5: disks.0.name: 'Disk-1' {NOT_ALLOWED} '^[a-z][a-z0-9_]{{0,31}}$')",
     ],
-    "unknown-media": ["3: disks.0.media: 'sata' is not allowed here: write 'hdd', 'ssd' or 'nvme'"],
+    "unknown-media": ["3: disks.0.media: 'tape' is not allowed here: write 'hdd', 'ssd' or 'nvme'"],
     "unknown-disk-set-media": [
-        "3: disks.0.media: 'sata' is not allowed here: write 'hdd', 'ssd' or 'nvme'",
-        "9: disks.1.media: 'sata' is not allowed here: write 'hdd', 'ssd' or 'nvme'",
+        "3: disks.0.media: 'floppy' is not allowed here: write 'hdd', 'ssd' or 'nvme'",
+        "9: disks.1.media: 'floppy' is not allowed here: write 'hdd', 'ssd' or 'nvme'",
     ],
     "unknown-disk-state": [
         "7: disks.0.state: 'broken' is not allowed here: write 'active', 'draining' or 'failed'"
