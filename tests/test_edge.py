@@ -27,7 +27,9 @@ CERTS = {
 
 
 def edge(listen: Any, tls: dict[str, Any] | None = CERTS, **sections: Any) -> dict[str, Any]:
+    """An edge node on NVMe: nothing blocks its event loops, so reuseport is on."""
     data = spec("cache", disks=2, listen=listen, **sections)
+    data["disks"] = [{**disk, "media": "nvme"} for disk in data["disks"]]
     if tls is not None:
         data["tls"] = tls
     return data
@@ -49,7 +51,7 @@ def listen_lines(text: str) -> list[str]:
 
 # ------------------------------------------------------------------------------------- listens
 def test_a_single_listen_mapping_is_still_accepted_and_errors_name_it_as_written() -> None:
-    data = spec("cache", listen={"address": "127.0.0.1", "port": 8080})
+    data = edge({"address": "127.0.0.1", "port": 8080}, tls=None)
     assert listen_lines(rendered(data))[0] == "listen 127.0.0.1:8080 reuseport backlog=16384;"
     data["listen"]["port"] = 0
     assert refusals(data) == ["edge.yaml: listen.port: 0 is too small: write 1 or more"]
@@ -77,6 +79,34 @@ def test_reuseport_only_with_more_than_one_worker_and_backlog_follows_connection
     small = edge([{"port": 8080}], tls=None, tuning={"worker_connections": 1024})
     plan = make_plan(spec_from_mapping(small))
     assert (plan.backlog.value, plan.somaxconn.value) == (1024, 4096)
+
+
+@pytest.mark.parametrize(
+    ("media", "states", "kind", "spread"),
+    [
+        (["hdd", "hdd"], ["active", "active"], "cache", False),
+        (["nvme", "hdd"], ["active", "active"], "origin", False),
+        # an HDD nginx no longer reads cannot block it: a failed one, a draining cache disk
+        (["nvme", "hdd"], ["active", "failed"], "origin", True),
+        (["nvme", "hdd"], ["active", "draining"], "cache", True),
+        (["nvme", "hdd"], ["active", "draining"], "origin", False),
+        (["ssd", "nvme"], ["active", "active"], "vod", True),
+    ],
+)
+def test_reuseport_is_off_while_nginx_reads_an_hdd(
+    media: list[str], states: list[str], kind: str, spread: bool
+) -> None:
+    data = spec(kind, disks=2, listen=[{"port": 8080, "http3": True, "tls": True}], tls=CERTS)
+    data["nginx"] = {"version": "1.26.3", "http_v3": True}
+    for disk, medium, state in zip(data["disks"], media, states, strict=True):
+        disk.update(media=medium, state=state)
+    plan = make_plan(spec_from_mapping(data))
+    assert plan.reuseport.value is spread
+    assert ("opens files on the event loop" in plan.reuseport.because) is not spread
+    tcp, quic = (socket.parameters.value for socket in plan.listens)
+    assert ("reuseport" in tcp) is spread
+    # QUIC needs it with several workers whatever the disks
+    assert quic == ("quic", "reuseport")
 
 
 def test_duplicate_ports_are_refused_with_the_field_path() -> None:
@@ -216,6 +246,7 @@ def test_http3_renders_quic_listens_alt_svc_and_retry() -> None:
 # ------------------------------------------------------------------------------ node side
 def test_layout_lists_https_urls_sysctls_and_tls_files_with_modes() -> None:
     data = edge([{"address": "*", "port": 443, "tls": True}])
+    data["disks"] = [{**disk, "media": "hdd"} for disk in data["disks"]]
     parsed = spec_from_mapping(data)
     plan = make_plan(parsed)
     layout = node_layout(plan).to_dict()

@@ -197,6 +197,20 @@ STATUS_ALLOW = ("127.0.0.1", "::1")  # loopback, IPv4 and IPv6
 # net.core.somaxconn without a word, so the plan raises that sysctl to match. 65535: the largest
 # backlog every kernel in use keeps (somaxconn was 16 bits wide before Linux 4.1).
 BACKLOG_CAP = 65535
+# reuseport gives each worker its own accept queue and the kernel hashes a new connection to one
+# of them, whether or not that worker is free. On an HDD node a worker is often not: nginx opens
+# files on the event loop (HDD_BLOCKED_SHARE), and a connection queued on a blocked worker's socket
+# waits with it, while one shared socket (EPOLLEXCLUSIVE) hands it to a loop that is free — the
+# very thing HDD_MIN_EVENT_LOOPS counts on. Bench (issue 10, ÷ the same config with reuseport, hot
+# req/s without it): session 3 r3, the four cold-inode pairs, 1.38x / 1.04x / 2.39x / 1.24x;
+# session 5 run rp1, all six pairs (baseline, fast-disk, cold-metadata at 2 and 12 workers), 1.54x /
+# 1.18x / 1.09x / 1.18x / 3.88x / 1.30x. With no HDD, the spreading is all upside.
+REUSEPORT_HDD_BECAUSE = (
+    "nginx opens files on the event loop, so a worker often waits for an inode read; with "
+    "reuseport a new connection is queued on one worker's own socket even while it waits, "
+    "while one shared socket hands it to a free worker (bench, all six regime pairs: hot "
+    "req/s 1.09-3.88x the same config with reuseport)"
+)
 SOMAXCONN_DEFAULT = 4096  # Linux ≥ 5.4's default net.core.somaxconn
 # Mozilla's "intermediate" TLS configuration (ssl-config.mozilla.org, guideline 5.7): TLS 1.2 and
 # 1.3, ECDHE with AEAD ciphers only; the client's order wins, all of them are strong. The DHE

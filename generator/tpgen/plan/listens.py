@@ -5,7 +5,8 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from tpgen.plan.defaults import ALT_SVC_MAX_AGE, BACKLOG_CAP, QUIC_RETRY
+from tpgen.plan.defaults import ALT_SVC_MAX_AGE, BACKLOG_CAP, QUIC_RETRY, REUSEPORT_HDD_BECAUSE
+from tpgen.plan.reads import readable
 from tpgen.plan.types import Decision, ListenSocket
 from tpgen.spec.edge import HTTP2_DIRECTIVE_SINCE, sockets, version_tuple
 from tpgen.spec.model import DUAL_STACK, Listen, NodeSpec
@@ -19,15 +20,23 @@ def bracketed(address: str, port: int) -> str:
     return f"[{address}]:{port}" if ip.version == 6 else f"{address}:{port}"
 
 
-def reuseport(workers: int) -> Decision[bool]:
-    if workers > 1:
-        return Decision(
-            True,
-            f"{workers} workers: each gets its own socket per listen (SO_REUSEPORT) and the "
-            "kernel hashes new connections across them, instead of every worker waking for "
-            "each one (accept_mutex off) and the busiest worker taking most",
-        )
-    return Decision(False, "one worker: there is nothing to spread connections over")
+def blocking_disks(spec: NodeSpec) -> int:
+    """Disks nginx reads whose open() can hold an event loop: HDDs (pooled or not), since no
+    nginx version offloads open() to a thread pool."""
+    return sum(readable(spec, disk) and disk.media == "hdd" for disk in spec.disks)
+
+
+def reuseport(workers: int, hdds: int) -> Decision[bool]:
+    if workers <= 1:
+        return Decision(False, "one worker: there is nothing to spread connections over")
+    if hdds:
+        return Decision(False, f"{hdds} HDD(s): {REUSEPORT_HDD_BECAUSE}")
+    return Decision(
+        True,
+        f"{workers} workers and no HDD to block them: each gets its own socket per listen "
+        "(SO_REUSEPORT) and the kernel hashes new connections across them, instead of the "
+        "busiest worker taking most (accept_mutex off)",
+    )
 
 
 def backlog(connections: int) -> Decision[int]:
@@ -65,7 +74,7 @@ def _tcp_words(
 
 
 def _sockets(
-    spec: NodeSpec, index: int, listen: Listen, options: tuple[str, ...]
+    spec: NodeSpec, index: int, listen: Listen, options: tuple[str, ...], workers: int
 ) -> list[ListenSocket]:
     found = []
     for address in sockets(listen):
@@ -79,15 +88,20 @@ def _sockets(
             )
         )
         if listen.http3:
-            quic = ("quic", *(w for w in words if w in ("ipv6only=on", "reuseport")))
+            quic = (
+                "quic",
+                *(w for w in words if w == "ipv6only=on"),
+                *(("reuseport",) if workers > 1 else ()),
+            )
             found.append(
                 ListenSocket(
                     address=bracketed(address, listen.port),
                     source=f"listen.{index}",
                     parameters=Decision(
                         quic,
-                        "http3: QUIC on the same port over UDP; reuseport keeps a "
-                        "connection's datagrams on one worker",
+                        "http3: QUIC on the same port over UDP; with more than one worker, "
+                        "reuseport keeps a connection's datagrams on one worker (nginx needs "
+                        "it there whatever the TCP listens do)",
                     ),
                     shared=("quic",),
                     quic=True,
@@ -159,12 +173,12 @@ def _redirect_fields(spec: NodeSpec, options: tuple[str, ...]) -> dict[str, Any]
 
 def listen_fields(spec: NodeSpec, workers: int, connections: int) -> dict[str, Any]:
     """The listens of the client servers, their socket options, HTTP/2, HTTP/3, the redirect."""
-    spread, queue = reuseport(workers), backlog(connections)
+    spread, queue = reuseport(workers, blocking_disks(spec)), backlog(connections)
     options = (*(("reuseport",) if spread.value else ()), f"backlog={queue.value}")
     listens = tuple(
         socket
         for index, listen in enumerate(spec.listen)
-        for socket in _sockets(spec, index, listen, options)
+        for socket in _sockets(spec, index, listen, options, workers)
     )
     fields: dict[str, Any] = {"listens": listens, "reuseport": spread, "backlog": queue}
     if any(listen.http2 for listen in spec.listen) and http2_as_directive(spec):
