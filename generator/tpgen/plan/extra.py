@@ -27,8 +27,8 @@ def extra_fields(spec: NodeSpec) -> dict[str, Any]:
         fields[f"extra_{context}"] = (
             Decision(
                 paths,
-                f"set in the spec (extra.{context}): included {place}; tpgen refused what "
-                "would break its per-disk layout, nginx -t checks the rest",
+                f"set in the spec (extra.{context}): included {place}; render and validate "
+                "refuse in it what would break the per-disk layout, nginx -t checks the rest",
                 overridden=True,
             )
             if paths
