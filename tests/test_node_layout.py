@@ -170,6 +170,7 @@ def test_to_dict_is_json_with_the_contract_s_field_names(case: str) -> None:
         "sysctls",
         "tls_files",
         "extra_files",
+        "log_dirs",
     ]
     assert isinstance(data["listen_urls"], list)
     assert isinstance(data["disks"], list)
@@ -197,6 +198,7 @@ def test_to_dict_is_json_with_the_contract_s_field_names(case: str) -> None:
             "disks": tuple(DiskLayout(**d) for d in data["disks"]),
             "sysctls": tuple(Sysctl(**s) for s in data["sysctls"]),
             "tls_files": tuple(TlsFile(**f) for f in data["tls_files"]),
+            "log_dirs": tuple(data["log_dirs"]),
             "extra_files": tuple(
                 ExtraFile(**{**f, "contexts": tuple(f["contexts"])}) for f in data["extra_files"]
             ),

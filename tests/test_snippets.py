@@ -406,3 +406,11 @@ def test_doctor_fails_a_missing_snippet_and_calls_present_ones_not_drift() -> No
     gone = check_extra_files({"/etc/x/a.conf": "No such file or directory"}, 1)
     assert gone is not None and gone.level is Level.FAIL
     assert gone.message.startswith("the config includes what is not readable here (/etc/x/a.conf")
+
+
+def test_the_layout_lists_the_log_directories_once() -> None:
+    plain = node_layout(_plan())
+    assert plain.log_dirs == ("/var/log/nginx",)
+    data = spec(logging={"path": "/srv/logs/edge/access.log"})
+    moved = node_layout(make_plan(spec_from_mapping(data, "s.yaml"), "s.yaml"))
+    assert moved.log_dirs == ("/var/log/nginx", "/srv/logs/edge")

@@ -7,6 +7,7 @@ directory each disk gives nginx, who owns it, where nginx listens and logs. Pure
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import ipaddress
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -55,6 +56,9 @@ class NodeLayout:
     tls_files: tuple[TlsFile, ...] = ()
     # The operator's include files (spec extra): part of the config tpgen owns, like nginx.conf.
     extra_files: tuple[ExtraFile, ...] = ()
+    # The directories of the logs: nginx opens its logs as root at start and does not create
+    # a missing directory; nginx_tpconfig creates the missing ones (logging.path may be new).
+    log_dirs: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: the field names as keys, lists for the tuples."""
@@ -63,6 +67,7 @@ class NodeLayout:
         data["disks"] = [asdict(disk) for disk in self.disks]
         data["sysctls"] = [asdict(item) for item in self.sysctls]
         data["tls_files"] = [asdict(item) for item in self.tls_files]
+        data["log_dirs"] = list(self.log_dirs)
         data["extra_files"] = [
             {**asdict(item), "contexts": list(item.contexts)} for item in self.extra_files
         ]
@@ -107,6 +112,9 @@ def node_layout(plan: Plan, config_text: str | None = None) -> NodeLayout:
         sysctls=plan.sysctls,
         tls_files=tls_files(plan),
         extra_files=extra_files(plan),
+        log_dirs=tuple(
+            dict.fromkeys(posixpath.dirname(p) for p in (plan.error_log, plan.access_log) if p)
+        ),
     )
 
 

@@ -220,7 +220,7 @@ def _slice_globs(key: str) -> list[str]:
 def _log_lines(host: Any, marker: str, count: int) -> list[dict[str, Any]]:
     """The JSON access log's lines for requests holding ``marker`` (written 64k or 5 s late)."""
     for _ in range(30):
-        text = host.file("/var/log/nginx/access.log").content_string
+        text = host.file(HOST_VARS["tpgen_spec"]["logging"]["path"]).content_string
         lines = [json.loads(line) for line in text.splitlines() if marker in line]
         if len(lines) >= count:
             return lines
@@ -376,3 +376,9 @@ def test_doctor_counts_the_snippet_as_the_config_not_as_drift() -> None:
     assert findings["config.extra"]["message"] == (
         "1 include file(s) of spec extra in place (tpgen's: not drift)"
     )
+
+
+def test_the_log_directory_the_node_lacked_was_created(host: Any, layout: Any) -> None:
+    assert "/var/log/tpgen-cache" in layout.log_dirs
+    made = host.file("/var/log/tpgen-cache")
+    assert (made.is_directory, made.user, made.mode) == (True, "root", 0o755)
