@@ -348,6 +348,21 @@ def test_bad_paths_are_refused_with_the_field(value: list[str], expected: str) -
     assert str(caught.value) == expected
 
 
+def test_a_tls_path_with_dotdot_is_bad_input_not_an_internal_error() -> None:
+    # The renderer's one escaping rule takes no ".." in a path: the spec refuses it first.
+    data = spec(
+        "origin",
+        listen=[{"port": 443, "tls": True}],
+        tls={"certificates": [{"cert": "/etc/nginx/a..crt", "key": "/etc/nginx/a.key"}]},
+    )
+    with pytest.raises(SpecError) as caught:
+        spec_from_mapping(data, "s.yaml")
+    assert str(caught.value) == (
+        "s.yaml: tls.certificates.0.cert: '/etc/nginx/a..crt': a path nginx.conf names holds "
+        "no '..': rename the file"
+    )
+
+
 # ------------------------------------------------------- the config, the check, the layout
 
 
