@@ -19,6 +19,7 @@ from tpgen.spec.load import spec_from_mapping
 from tpgen.spec.nginx_syntax import Directive, SyntaxProblem, parse
 from tpgen.spec.snippets import check_snippet
 
+from .live import free_ports, get, running_nginx
 from .specs import spec
 
 # ---------------------------------------------------------------------------- the tokenizer
@@ -429,3 +430,33 @@ def test_the_layout_lists_the_log_directories_once() -> None:
     data = spec(logging={"path": "/srv/logs/edge/access.log"})
     moved = node_layout(make_plan(spec_from_mapping(data, "s.yaml"), "s.yaml"))
     assert moved.log_dirs == ("/var/log/nginx", "/srv/logs/edge")
+
+
+def test_a_live_nginx_serves_what_the_snippets_add(nginx_binary: str, tmp_path: Path) -> None:
+    listen, status, extra_port = free_ports(3)
+    snippets = {
+        "main": "env TZ;\n",
+        "http": f"server {{\n  listen 127.0.0.1:{extra_port};\n  return 204;\n}}\n",
+        "server": 'location = /from-snippet {\n  return 200 "server snippet\\n";\n}\n',
+        "location": "add_header X-Extra location-snippet always;\n",
+    }
+    extra = _extra(tmp_path, **snippets)
+    data = spec(
+        "origin",
+        disks=1,
+        listen={"address": "127.0.0.1", "port": listen},
+        status={"port": status},
+        node={"cores": 1, "memory": "1GiB"},
+        tuning={"worker_connections": 64},
+        extra=extra,
+    )
+    plan = make_plan(spec_from_mapping(data, "live.yaml"), "live.yaml")
+    with running_nginx(plan, tmp_path / "prefix", nginx_binary):
+        base = f"http://127.0.0.1:{listen}"
+        answer = get(f"{base}/from-snippet")
+        assert (answer.status, answer.body) == (200, b"server snippet\n")
+        missing = get(f"{base}/not-on-any-disk")
+        assert (missing.status, missing.headers.get("x-extra")) == (404, "location-snippet")
+        assert get(f"http://127.0.0.1:{extra_port}/").status == 204
+        # The status server stays tpgen's: no location snippet there.
+        assert "x-extra" not in get(f"http://127.0.0.1:{status}/nginx_status").headers

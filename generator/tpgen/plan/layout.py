@@ -7,8 +7,8 @@ directory each disk gives nginx, who owns it, where nginx listens and logs. Pure
 from __future__ import annotations
 
 import hashlib
-import posixpath
 import ipaddress
+import posixpath
 from dataclasses import asdict, dataclass
 from typing import Any
 
