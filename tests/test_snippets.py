@@ -203,6 +203,24 @@ def test_what_is_only_refused_at_the_snippets_own_level_is_fine_deeper() -> None
     ]
 
 
+def test_deep_nesting_is_refused_not_a_recursion_error() -> None:
+    text = "a {\n" * 2000 + "}\n" * 2000
+    assert check_snippet(text, "http") == [
+        (33, "blocks nest more than 32 deep: tpgen reads no deeper: nginx -t would refuse it")
+    ]
+    assert check_snippet("a {\n" * 32 + "}\n" * 32, "http") == []
+
+
+def test_a_snippet_with_thousands_of_refusals_lists_ten_and_the_count(tmp_path: Path) -> None:
+    snippet = tmp_path / "gen.conf"
+    snippet.write_text("aio on;\n" * 5000)
+    node = spec_from_mapping(spec(extra={"location": [str(snippet)]}), "s.yaml")
+    found = [p.message for p in extra_file_problems(node, {str(snippet): str(snippet)})]
+    assert len(found) == 11
+    assert found[9].startswith(f"{snippet} line 10: aio: ")
+    assert found[10] == f"{snippet}: 4990 more refusals like these"
+
+
 def test_a_syntax_problem_is_reported_at_its_line() -> None:
     assert check_snippet("a 1;\nb {\n", "http") == [
         (2, 'the block of "b" is never closed by "}": nginx -t would refuse it')

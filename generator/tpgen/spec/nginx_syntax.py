@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 _SPACE = " \t\r\n"
+# Blocks in blocks: a config needs a few (server, location, if); past this a file is hostile.
+MAX_DEPTH = 32
 _UNESCAPE = {'"': '"', "'": "'", "\\": "\\", "t": "\t", "r": "\r", "n": "\n"}
 
 
@@ -135,6 +137,10 @@ class _Tree:
     def open(self, words: list[Word], line: int) -> None:
         if not words:
             raise SyntaxProblem(line, 'unexpected "{"')
+        if len(self.stack) > MAX_DEPTH:
+            raise SyntaxProblem(
+                line, f"blocks nest more than {MAX_DEPTH} deep: tpgen reads no deeper"
+            )
         self.stack.append(([], words[0], tuple(w.value for w in words[1:])))
 
     def close(self, words: list[Word], line: int) -> None:

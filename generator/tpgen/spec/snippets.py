@@ -20,6 +20,9 @@ from tpgen.spec.model import EXTRA_CONTEXTS, NodeSpec
 from tpgen.spec.nginx_syntax import Directive, SyntaxProblem, parse
 
 SNIPPET_LIMIT = MIB
+# Refusals listed per snippet; past them one line says how many more (one line each would
+# bury the first under a generated file's thousands).
+SHOWN_PER_SNIPPET = 10
 
 _POOL = "tpgen sets aio per disk (threads=pool_$tpgen_disk), so a slow disk never blocks another"
 _DAEMON = "the nginx unit runs nginx as a daemon with a master process"
@@ -158,8 +161,12 @@ def _file_problems(
     except FileRefused as err:
         yield problem(where, f"{shown_path(path, locate)}: {err.message}: {_FIX_FILE}")
         return
-    for line, message in check_snippet(text, where[1], shadowed):
+    found = check_snippet(text, where[1], shadowed)
+    for line, message in found[:SHOWN_PER_SNIPPET]:
         yield problem(where, f"{shown_path(path, locate)} line {line}: {message}")
+    if len(found) > SHOWN_PER_SNIPPET:
+        more = len(found) - SHOWN_PER_SNIPPET
+        yield problem(where, f"{shown_path(path, locate)}: {more} more refusals like these")
 
 
 def snippet_problems(
