@@ -449,7 +449,9 @@ def test_a_newline_in_the_file_name_is_shown_escaped(tmp_path: Path) -> None:
 
 def test_a_hostile_file_name_passes_the_real_check(nginx_binary: str, tmp_path: Path) -> None:
     spec = tmp_path / "spec\n} user root; {.yaml"
-    spec.write_text(_yaml(BASES["cache-name"]), encoding="utf-8")
+    # The check needs every extra snippet on this machine: the base's are the node's.
+    base = {key: value for key, value in BASES["cache-name"].items() if key != "extra"}
+    spec.write_text(_yaml(base), encoding="utf-8")
     code, _, err = _run(["render", str(spec)])
     assert code == 0, err
 
