@@ -180,9 +180,7 @@ def _pydantic_message(error: Any) -> str:
     value = shown(error.get("input"))
     ctx: Mapping[str, Any] = error.get("ctx") or {}
     if kind in {"literal_error", "enum"}:
-        return (
-            f"{value} is not allowed here: write {ctx.get('expected', 'one of the listed values')}"
-        )
+        return f"{value} is not allowed here: write {ctx.get('expected', 'one of the listed values')}"
     if kind in {"greater_than_equal", "greater_than", "less_than_equal", "less_than"} and ctx:
         return f"{value} is {_number_bound(kind, ctx)}"
     if kind in {"too_short", "too_long", "string_too_short", "string_too_long"} and ctx:
