@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tpgen.check import install_bundled_mime_types, rebased, write_tls_files
+from tpgen.check import copy_snippets, install_bundled_mime_types, rebased, write_tls_files
 from tpgen.plan import Decision, Plan, make_plan
 from tpgen.render import render_config
 from tpgen.spec.load import spec_from_mapping
@@ -78,6 +78,7 @@ def running_nginx(plan: Plan, prefix: Path, nginx: str) -> Iterator[Plan]:
     for disk in moved.serving_disks:
         Path(disk.dir).mkdir(parents=True, exist_ok=True)
     write_tls_files(moved)
+    copy_snippets(plan, moved)
     conf = prefix / "nginx.conf"
     conf.write_text(render_config(moved), encoding="utf-8")
     command = [nginx, "-p", str(prefix), "-e", "stderr", "-c", str(conf)]

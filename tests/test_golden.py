@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from tpgen.render import render_config
 from tpgen.render.explain import explain_rows, format_table
 from tpgen.spec.edge import HTTP3_SINCE, version_tuple
 from tpgen.spec.load import load_spec_file
+from tpgen.spec.snippets import snippet_problems
 
 from .conftest import CASES, ROOT
 
@@ -97,10 +98,18 @@ HOST_NGINX_CASES = [
 ]
 
 
+def _node_files(case: Path) -> Callable[[str], str]:
+    """A case's files on the node (spec extra) sit under its files/ at their node paths."""
+    return lambda path: str(case / "files" / path.lstrip("/"))
+
+
 @pytest.mark.parametrize("case", HOST_NGINX_CASES, ids=[p.name for p in HOST_NGINX_CASES])
 def test_golden_config_passes_real_nginx(case: Path, nginx_binary: str) -> None:
     spec = load_spec_file(case / "spec.yaml")
-    result = check_plan(make_plan(spec, str(case / "spec.yaml")), nginx=nginx_binary)
+    plan = make_plan(spec, str(case / "spec.yaml"))
+    locate = _node_files(case)
+    assert snippet_problems(spec, plan.shadowed_by_tpgen, locate=locate, required=True) == []
+    result = check_plan(plan, nginx=nginx_binary, locate=locate)
     assert result.ok, result.output
 
 

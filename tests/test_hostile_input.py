@@ -376,6 +376,24 @@ def _special_file(tmp_path: Path, kind: str) -> tuple[Path, str]:
     return Path(f"/dev/{kind.removeprefix('dev-')}"), "a character device"
 
 
+@pytest.mark.parametrize("kind", ["directory", "fifo", "socket", "dev-zero"])
+def test_an_extra_snippet_that_is_not_a_regular_file_is_refused_without_reading(
+    tmp_path: Path, kind: str
+) -> None:
+    # /dev/zero never ends and a FIFO blocks on open: the snippet is refused from its stat.
+    path, shown = _special_file(tmp_path, kind)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(EXAMPLE.read_text() + f"extra:\n  location:\n    - {path}\n")
+    line = len(spec.read_text().splitlines())
+    result = in_subprocess(["validate", str(spec)], tmp_path)
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"{spec}:{line}: extra.location.0: {path}: is {shown}, not a regular file: put the "
+        "snippet there or fix the path (`tpgen validate` and `tpgen render --no-check` skip a "
+        "snippet that is not here; the check needs it)\n",
+    )
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

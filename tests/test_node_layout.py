@@ -18,7 +18,7 @@ from tpgen.api import (
     render_config,
     spec_from_mapping,
 )
-from tpgen.plan.layout import TlsFile
+from tpgen.plan.layout import ExtraFile, TlsFile
 from tpgen.plan.types import Sysctl
 
 from tests.specs import disk, spec
@@ -169,6 +169,8 @@ def test_to_dict_is_json_with_the_contract_s_field_names(case: str) -> None:
         "config_sha1",
         "sysctls",
         "tls_files",
+        "extra_files",
+        "log_dirs",
     ]
     assert isinstance(data["listen_urls"], list)
     assert isinstance(data["disks"], list)
@@ -196,6 +198,10 @@ def test_to_dict_is_json_with_the_contract_s_field_names(case: str) -> None:
             "disks": tuple(DiskLayout(**d) for d in data["disks"]),
             "sysctls": tuple(Sysctl(**s) for s in data["sysctls"]),
             "tls_files": tuple(TlsFile(**f) for f in data["tls_files"]),
+            "log_dirs": tuple(data["log_dirs"]),
+            "extra_files": tuple(
+                ExtraFile(**{**f, "contexts": tuple(f["contexts"])}) for f in data["extra_files"]
+            ),
         }
     )
     assert rebuilt == layout

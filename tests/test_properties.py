@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from tpgen.errors import SpecError
 from tpgen.plan import make_plan
 from tpgen.plan.defaults import THREAD_BUDGET
 from tpgen.spec.load import spec_from_mapping
+from tpgen.spec.snippets import snippet_problems
 
 SIZES = ["64GiB", "500GB", "1TB", "4TB", "8TB", "16TB", "3.84TB", "960GB"]
 ERROR_LINE = re.compile(r"^\S+?(:\d+)?: [\w.()]+: \S.*$")
@@ -97,7 +100,48 @@ def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
         tuning["directio"] = draw(st.sampled_from(["4KiB", "512KiB", "1TiB"]))
     if tuning:
         data["tuning"] = tuning
-    return _edge(draw, _issue13_sections(draw, data))
+    return _extra(draw, _edge(draw, _issue13_sections(draw, data)))
+
+
+# Snippets tpgen accepts in any node's config, per context, at made-up node paths; the check reads
+# them from the test's copies (SNIPPET_ROOT + node path).
+SNIPPETS = {
+    "main": {"priority.conf": "worker_priority 0;\n", "env.conf": "pcre_jit on;\nenv TZ;\n"},
+    "http": {
+        "map.conf": 'map $http_origin $prop_cors {\n    default "";\n}\n',
+        "hash.conf": "server_names_hash_bucket_size 128;\n",
+    },
+    "server": {
+        "robots.conf": 'location = /prop-robots.txt { return 200 "no\\n"; }\n',
+        "body.conf": "client_max_body_size 1m;\n",
+    },
+    "location": {"expires.conf": "expires 1h;\n", "header.conf": "add_header X-Prop $host;\n"},
+}
+SNIPPET_ROOT = Path(tempfile.mkdtemp(prefix="tpgen-prop-snippets-"))
+atexit.register(shutil.rmtree, SNIPPET_ROOT, True)
+for _context, _files in SNIPPETS.items():
+    for _name, _text in _files.items():
+        _path = SNIPPET_ROOT / "etc/nginx/prop" / _context / _name
+        _path.parent.mkdir(parents=True, exist_ok=True)
+        _path.write_text(_text)
+
+
+def _snippet_copy(path: str) -> str:
+    return str(SNIPPET_ROOT / path.lstrip("/"))
+
+
+def _extra(draw: st.DrawFn, data: dict[str, Any]) -> dict[str, Any]:
+    """A third of the time, some of the snippets in some of the four contexts."""
+    if draw(st.integers(0, 2)):
+        return data
+    data["extra"] = {
+        context: [
+            f"/etc/nginx/prop/{context}/{name}"
+            for name in draw(st.lists(st.sampled_from(sorted(files)), unique=True))
+        ]
+        for context, files in SNIPPETS.items()
+    }
+    return data
 
 
 def _edge(draw: st.DrawFn, data: dict[str, Any]) -> dict[str, Any]:
@@ -194,7 +238,8 @@ def test_valid_specs_render_configs_that_nginx_accepts(
         # The RAM budget for keys zones is the only plan-level refusal of a field-valid spec.
         assert "keys_zones need" in str(err), str(err)
         return
-    result = check_plan(plan, nginx=nginx_binary)
+    assert snippet_problems(spec, plan.shadowed_by_tpgen, locate=_snippet_copy, required=True) == []
+    result = check_plan(plan, nginx=nginx_binary, locate=_snippet_copy)
     assert result.ok, result.output
 
 
@@ -227,7 +272,10 @@ CORRUPTIONS = [
     ("status", "address", "10.0.0.1"),
     ("tuning", "buckets", 333),
     ("tuning", "unknown_knob", 3),
-    ("top", "extra", {"a": 1}),
+    ("top", "extras", {"a": 1}),
+    ("extra", "http", ["/etc/nginx/x.conf; user root"]),
+    ("extra", "location", ["/etc/a.conf", "/etc/a.conf"]),
+    ("extra", "server", "/etc/a.conf"),
     ("workload", "slice", "65000"),
     ("workload", "slice", "32KiB"),
     ("cache", "valid", [{"status": [299], "time": "1m"}]),

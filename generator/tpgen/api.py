@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 # The module, not its function: a test that replaces tpgen.plan.make_plan reaches every caller.
 import tpgen.plan as _plan
@@ -48,6 +48,7 @@ from tpgen.spec.load import (
     with_lines,
 )
 from tpgen.spec.model import NodeSpec
+from tpgen.spec.snippets import snippet_problems
 
 __all__ = [
     "SPLIT_STEPS",
@@ -75,6 +76,7 @@ __all__ = [
     "compare",
     "disk_for_hash",
     "disk_for_key",
+    "extra_file_problems",
     "fill_nginx_facts",
     "fill_node_facts",
     "iter_maps",
@@ -103,13 +105,26 @@ def make_plan(spec: NodeSpec, source: str = "<spec>", lines: LineMap | None = No
         raise with_lines(err, source, lines or {}) from None
 
 
-def load_plan(path: str) -> Plan:
-    """The plan of a spec file; every refusal names the file and the line of its field."""
+# Which of the spec's extra snippets load_plan reads: none; those that are here (a controller
+# validates a node's spec without the node's files); or all, a missing one refused.
+Snippets = Literal["off", "present", "required"]
+
+
+def load_plan(path: str, snippets: Snippets = "off") -> Plan:
+    """The plan of a spec file; every refusal names the file and the line of its field.
+
+    ``snippets``: read the spec's extra include files and refuse what tpgen does not allow
+    in them (spec/snippets.py)."""
     document = read_spec_document(path)
     spec = spec_from_mapping(document.data, path, document.lines)
     # The raw path: the renderer's one escaping rule (nginx_literal "comment") makes it one
     # printable line in the header; escaping here too would double the backslashes.
-    return make_plan(spec, path, document.lines)
+    plan = make_plan(spec, path, document.lines)
+    if snippets != "off":
+        problems = snippet_problems(spec, plan.shadowed_by_tpgen, required=snippets == "required")
+        if problems:
+            raise with_lines(SpecError(problems), path, document.lines)
+    return plan
 
 
 def render_config(plan: Plan, source: str | None = None) -> str:
@@ -148,6 +163,23 @@ def tls_file_problems(
     """The problems of the spec's TLS files read from where ``files`` (node path → local
     path, e.g. the controller's copies) says they are; a path it leaves out is read as is."""
     found = certificate_problems(spec, lambda path: files.get(path, path))
+    return [replace(item, file=source) for item in found]
+
+
+def extra_file_problems(
+    spec: NodeSpec, files: Mapping[str, str], source: str = "<spec>"
+) -> list[Problem]:
+    """The refusals of the spec's extra snippets that ``files`` (node path → local path, the
+    controller's copies) maps, each read from there; a snippet it leaves out is not read
+    here. A spec the plan refuses raises SpecError."""
+    plan = make_plan(spec, source)
+    found = snippet_problems(
+        spec,
+        plan.shadowed_by_tpgen,
+        locate=lambda path: files.get(path, path),
+        required=True,
+        only=files,
+    )
     return [replace(item, file=source) for item in found]
 
 

@@ -7,16 +7,19 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
 from tpgen.errors import NginxUnavailable
+from tpgen.files import read_regular_file
 from tpgen.plan.types import CacheZone, Decision, Plan, ServerPlan, TlsPolicy, Upstream
 from tpgen.render import nginx_literal, render_config
 from tpgen.spec.certs import write_throwaway_pair, write_throwaway_ticket_key
 from tpgen.spec.edge import HTTP2_DIRECTIVE_SINCE
 from tpgen.spec.model import is_ip_host
+from tpgen.spec.snippets import SNIPPET_LIMIT
 
 NGINX_ENV = "TPGEN_NGINX"
 # The offline check reserves no RAM for the keys zones: nginx -t maps every zone at its size.
@@ -124,6 +127,26 @@ def _moved_tls(tls: TlsPolicy | None, prefix: str) -> TlsPolicy | None:
     return replace(tls, ticket_keys=replace(tls.ticket_keys, value=keys))
 
 
+def _moved_paths(
+    decision: Decision[tuple[str, ...]] | None, prefix: str
+) -> Decision[tuple[str, ...]] | None:
+    if decision is None:
+        return None
+    return replace(decision, value=tuple(prefix.rstrip("/") + path for path in decision.value))
+
+
+def copy_snippets(
+    plan: Plan, moved: Plan, locate: Callable[[str], str] = lambda path: path
+) -> None:
+    """The operator's include files (spec extra) where the rebased config names them, read
+    from their node paths (or where ``locate`` says a copy is): nginx -t checks them with the
+    config. A snippet that is not here raises FileRefused (exit 2) naming it."""
+    for (_, path), (_, target) in zip(plan.extra_files, moved.extra_files, strict=True):
+        data = read_regular_file(locate(path), SNIPPET_LIMIT)
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        Path(target).write_bytes(data)
+
+
 def write_tls_files(plan: Plan) -> None:
     """Throwaway certificates, keys and ticket keys where the rebased config names them."""
     for server in plan.servers:
@@ -160,6 +183,10 @@ def rebased(plan: Plan, prefix: str) -> Plan:
         )
     if plan.servers:
         notes.append("certificates and keys replaced by throwaway ones for the offline check")
+    if plan.extra_files:
+        notes.append(
+            "extra snippets copied under the prefix as they are: paths inside them are not moved"
+        )
     return replace(
         plan,
         servers=tuple(_moved_server(server, prefix) for server in plan.servers),
@@ -168,6 +195,10 @@ def rebased(plan: Plan, prefix: str) -> Plan:
         mime_types_file=_moved(plan.mime_types_file, prefix),
         error_log_file=_moved(plan.error_log_file, prefix),
         access_log_file=_moved(plan.access_log_file, prefix),
+        extra_main=_moved_paths(plan.extra_main, prefix),
+        extra_http=_moved_paths(plan.extra_http, prefix),
+        extra_server=_moved_paths(plan.extra_server, prefix),
+        extra_location=_moved_paths(plan.extra_location, prefix),
         disks=disks,
         origin_servers=origin,
         notes=tuple(notes),
@@ -191,8 +222,11 @@ def _prepare_dirs(plan: Plan) -> None:
     write_tls_files(plan)
 
 
-def check_plan(plan: Plan, *, nginx: str | None = None) -> CheckResult:
-    """``nginx -t`` on the plan's config with every path moved into a throwaway prefix."""
+def check_plan(
+    plan: Plan, *, nginx: str | None = None, locate: Callable[[str], str] = lambda path: path
+) -> CheckResult:
+    """``nginx -t`` on the plan's config with every path moved into a throwaway prefix; the
+    spec's extra snippets are copied there from their node paths (``locate``: from a copy)."""
     binary = nginx or find_nginx()
     built = _nginx_v(binary)
     unfit = _unfit(plan, binary, built)
@@ -207,6 +241,7 @@ def check_plan(plan: Plan, *, nginx: str | None = None) -> CheckResult:
         prefix = Path(tmp)
         moved = rebased(plan, str(prefix / "root"))
         _prepare_dirs(moved)
+        copy_snippets(plan, moved, locate)
         conf = prefix / "nginx.conf"
         conf.write_text(render_config(moved), encoding="utf-8")
         result = _run_test(binary, conf, prefix)

@@ -115,7 +115,8 @@ def cli(debug: bool) -> None:
     "--check/--no-check",
     default=True,
     show_default=True,
-    help="Run the real `nginx -t` on the config (paths moved into a throwaway prefix).",
+    help="Run the real `nginx -t` on the config (paths moved into a throwaway prefix, the "
+    "spec's extra snippets copied there: each must be here at its path).",
 )
 @click.option(
     "--diff",
@@ -142,11 +143,17 @@ def render(spec: str, output: str | None, check: bool, diff_against: str | None)
     help="Also read the certificate and key files SPEC names (on the node): each must exist "
     "and each key must belong to its certificate.",
 )
-def validate(spec: str, tls_files: bool) -> int:
-    """Check SPEC and its plan; print nothing but errors."""
+@click.option(
+    "--extra-files",
+    is_flag=True,
+    help="Every extra snippet SPEC names must be here (on the node); without it, only those "
+    "that are here are read and checked.",
+)
+def validate(spec: str, tls_files: bool, extra_files: bool) -> int:
+    """Check SPEC and its plan (and its extra snippets); print nothing but errors."""
     from tpgen.commands.validate import validate as command
 
-    return _run(lambda console: command(spec, tls_files=tls_files))
+    return _run(lambda console: command(spec, tls_files=tls_files, extra_files=extra_files))
 
 
 @cli.command()

@@ -109,6 +109,18 @@ def tpgen_tls_problems(spec: Any, files: Any = None, source: str = "tpgen_spec")
     return [str(item) for item in api.tls_file_problems(parsed, mapping, source)]
 
 
+def tpgen_extra_problems(spec: Any, files: Any = None, source: str = "tpgen_spec") -> list[str]:
+    """What tpgen refuses in the spec's extra snippets that ``files`` maps from node paths to
+    controller copies (missing, unreadable, a directive that breaks the per-disk layout)."""
+    api = _api()
+    try:
+        parsed = api.spec_from_mapping(plain(spec), source=source)
+        mapping = {str(k): str(v) for k, v in dict(files or {}).items()}
+        return [str(item) for item in api.extra_file_problems(parsed, mapping, source)]
+    except api.SpecError as exc:
+        raise AnsibleFilterError(f"tpgen rejected the spec:\n{exc}") from None
+
+
 def tpgen_node_layout(spec: Any, source: str = "tpgen_spec") -> dict[str, Any]:
     """The node layout of tpgen's plan of a (completed) spec: disks with their directory,
     owner and mode, the nginx user, listen and status URLs, log paths."""
@@ -149,4 +161,5 @@ class FilterModule:
             "tpgen_disk_states": tpgen_disk_states,
             "tpgen_nginx_facts": tpgen_nginx_facts,
             "tpgen_tls_problems": tpgen_tls_problems,
+            "tpgen_extra_problems": tpgen_extra_problems,
         }

@@ -195,6 +195,20 @@ def test_tls_problems_read_the_controller_copies(filters: ModuleType, tmp_path: 
     ]
 
 
+def test_extra_problems_read_the_controller_copies(filters: ModuleType, tmp_path: Path) -> None:
+    copy = tmp_path / "cors.conf"
+    copy.write_text("add_header Vary Origin always;\n")
+    spec = {**FULL, "extra": {"location": ["/etc/nginx/tpgen/cors.conf"]}}
+    files = {"/etc/nginx/tpgen/cors.conf": str(copy)}
+    assert filters.tpgen_extra_problems(spec, files) == []
+    copy.write_text("# pools\nthread_pool more threads=4;\n")
+    assert filters.tpgen_extra_problems(spec, files, "tpgen_spec of edge") == [
+        f"tpgen_spec of edge: extra.location.0: /etc/nginx/tpgen/cors.conf (read from {copy}) "
+        "line 2: thread_pool: tpgen writes one thread pool per disk that needs one, sized by its "
+        "rule (tpgen explain): set tuning.threads_per_disk or disks.N.thread_pool instead"
+    ]
+
+
 def test_disk_states_fails_the_named_disks_and_leaves_the_rest(filters: ModuleType) -> None:
     names = [d["name"] for d in FULL["disks"]]
     guarded = filters.tpgen_disk_states(FULL, [names[1], "not-a-disk"])

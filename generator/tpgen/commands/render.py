@@ -25,7 +25,9 @@ def render(
 
     Raises ConfigRejected (1) when nginx -t refuses the config, BadInput (2) for bad input.
     """
-    plan = load_plan(spec)
+    # The check puts every extra snippet into nginx -t: each must be here. Without it, those
+    # that are here are checked (a controller renders without the node's files).
+    plan = load_plan(spec, "required" if check else "present")
     text = render_config(plan)
     if check:
         result = check_plan(plan)

@@ -10,7 +10,8 @@ file and memory limits), ``cache`` (zones, keys zones' RAM, proxy_cache policy),
 ``policy`` (proxy_cache policy, debug headers), ``slice`` (byte ranges), ``housekeeping`` (the
 cache loader and manager), ``origins`` (failover, timeouts, TLS to the origin),
 ``listens`` (sockets, reuseport, backlog, HTTP/2 and HTTP/3), ``tls`` (protocols, session
-cache, a server per certificate), ``sysctls`` (the kernel settings the storage role applies).
+cache, a server per certificate), ``sysctls`` (the kernel settings the storage role applies),
+``extra`` (the operator's include files and where they go).
 `make_plan` only puts them together; `tpgen explain` prints the reasons.
 """
 
@@ -22,6 +23,7 @@ from tpgen.errors import SpecError
 from tpgen.plan.cache import keys_zone_budget
 from tpgen.plan.disks import disk_plans
 from tpgen.plan.endpoints import origin_fields, server_fields
+from tpgen.plan.extra import extra_fields
 from tpgen.plan.io import (
     directio_fields,
     open_file_cache_fields,
@@ -91,6 +93,7 @@ def _assemble(spec: NodeSpec, source: str) -> Plan:
         **origin_policy_fields(spec),
         **server_fields(spec),
         **_edge_fields(spec, limits),
+        **extra_fields(spec),
     )
 
 

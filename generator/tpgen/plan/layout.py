@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import posixpath
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -17,6 +18,8 @@ from tpgen.plan.types import Sysctl
 
 # nginx needs rwx on its cache and data directories; nobody else needs anything.
 DIR_MODE = "0700"
+# An extra snippet is config, like nginx.conf itself: root writes it, anyone may read it.
+SNIPPET_MODE = "0644"
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,11 @@ class NodeLayout:
     sysctls: tuple[Sysctl, ...] = ()
     # The certificate, key and ticket key files the config reads, with the mode each needs.
     tls_files: tuple[TlsFile, ...] = ()
+    # The operator's include files (spec extra): part of the config tpgen owns, like nginx.conf.
+    extra_files: tuple[ExtraFile, ...] = ()
+    # The directories of the logs: nginx opens its logs as root at start and does not create
+    # a missing directory; nginx_tpconfig creates the missing ones (logging.path may be new).
+    log_dirs: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: the field names as keys, lists for the tuples."""
@@ -59,6 +67,10 @@ class NodeLayout:
         data["disks"] = [asdict(disk) for disk in self.disks]
         data["sysctls"] = [asdict(item) for item in self.sysctls]
         data["tls_files"] = [asdict(item) for item in self.tls_files]
+        data["log_dirs"] = list(self.log_dirs)
+        data["extra_files"] = [
+            {**asdict(item), "contexts": list(item.contexts)} for item in self.extra_files
+        ]
         return data
 
 
@@ -67,6 +79,14 @@ class TlsFile:
     path: str  # on the node
     kind: str  # certificate | key | ticket_key
     mode: str  # TLS_CERT_MODE for certificates, TLS_KEY_MODE for secrets
+
+
+@dataclass(frozen=True)
+class ExtraFile:
+    path: str  # on the node
+    contexts: tuple[str, ...]  # main | http | server | location: where the config includes it
+    mode: str  # SNIPPET_MODE
+    kind: str = "snippet"  # beside tls_files' kinds: the role copies both the same way
 
 
 def node_layout(plan: Plan, config_text: str | None = None) -> NodeLayout:
@@ -91,7 +111,19 @@ def node_layout(plan: Plan, config_text: str | None = None) -> NodeLayout:
         config_sha1=None if config_text is None else _sha1(config_text),
         sysctls=plan.sysctls,
         tls_files=tls_files(plan),
+        extra_files=extra_files(plan),
+        log_dirs=tuple(
+            dict.fromkeys(posixpath.dirname(p) for p in (plan.error_log, plan.access_log) if p)
+        ),
     )
+
+
+def extra_files(plan: Plan) -> tuple[ExtraFile, ...]:
+    """Every include file of spec extra, once, with every context that includes it."""
+    contexts: dict[str, list[str]] = {}
+    for context, path in plan.extra_files:
+        contexts.setdefault(path, []).append(context)
+    return tuple(ExtraFile(path, tuple(found), SNIPPET_MODE) for path, found in contexts.items())
 
 
 def tls_files(plan: Plan) -> tuple[TlsFile, ...]:

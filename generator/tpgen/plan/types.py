@@ -234,6 +234,9 @@ class Plan:
     error_log_file: Decision[str] = field(metadata=feeds("error_log"))
     error_log_level: Decision[str] = field(metadata=feeds("error_log level"))
     worker_shutdown_timeout: Decision[str] = field(metadata=feeds("worker_shutdown_timeout"))
+    extra_main: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("include (extra.main)", "words")
+    )
     # events
     worker_connections: Decision[int] = field(metadata=feeds("worker_connections"))
     accept_mutex: Decision[str] = field(metadata=feeds("accept_mutex"))
@@ -385,6 +388,9 @@ class Plan:
     proxy_ssl_verify_depth: Decision[int] | None = field(
         default=None, metadata=feeds("proxy_ssl_verify_depth")
     )
+    extra_http: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("include (extra.http)", "words")
+    )
     # servers
     listens: tuple[ListenSocket, ...]
     reuseport: Decision[bool] = field(metadata=feeds("listen reuseport"))
@@ -397,6 +403,12 @@ class Plan:
     quic_retry: Decision[str] | None = field(default=None, metadata=feeds("quic_retry"))
     tls: TlsPolicy | None = None
     servers: tuple[ServerPlan, ...] = ()
+    extra_server: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("include (extra.server)", "words")
+    )
+    extra_location: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("include (extra.location)", "words")
+    )
     redirect_to: Decision[str] | None = field(
         default=None, metadata=feeds("redirect server return 301")
     )
@@ -433,6 +445,31 @@ class Plan:
         """The response headers of a TLS edge (HSTS, Alt-Svc), in the order they are written."""
         chosen = (("Strict-Transport-Security", self.hsts), ("Alt-Svc", self.alt_svc))
         return tuple((name, d.value) for name, d in chosen if d is not None)
+
+    @property
+    def extra_files(self) -> tuple[tuple[str, str], ...]:
+        """(context, node path) of every include file of spec extra, in the spec's order."""
+        chosen = (
+            ("main", self.extra_main),
+            ("http", self.extra_http),
+            ("server", self.extra_server),
+            ("location", self.extra_location),
+        )
+        return tuple((context, path) for context, d in chosen if d for path in d.value)
+
+    @property
+    def shadowed_by_tpgen(self) -> dict[str, dict[str, str]]:
+        """Per extra context, the directives a block tpgen writes below it sets itself, so a
+        snippet's own would not be inherited there (nginx inherits add_header and
+        proxy_set_header only into a block that sets none), each with that block."""
+        location = "tpgen's content location"
+        in_location = (
+            {"add_header": location, "proxy_set_header": location}
+            if self.workload == "cache"
+            else {}
+        )
+        in_server = {"add_header": "tpgen's content server"} if self.edge_headers else {}
+        return {"http": {**in_location, **in_server}, "server": in_location}
 
     @property
     def server_blocks(self) -> tuple[ServerPlan, ...]:

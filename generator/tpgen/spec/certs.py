@@ -36,7 +36,7 @@ def _public_der(key: object) -> bytes:
     )
 
 
-def _shown(path: str, locate: Callable[[str], str]) -> str:
+def shown_path(path: str, locate: Callable[[str], str]) -> str:
     """The node path, and where it was read when that is elsewhere (a controller's copy)."""
     located = locate(path)
     return path if located == path else f"{path} (read from {located})"
@@ -54,7 +54,7 @@ def _pair_problems(
         except FileRefused as err:
             yield problem(
                 (*where, field),
-                f"{_shown(path, locate)}: {err.message}: put the file there or fix the path",
+                f"{shown_path(path, locate)}: {err.message}: put the file there or fix the path",
             )
     if len(loaded) < 2:
         return
@@ -94,7 +94,7 @@ def certificate_problems(
             size = len(read_regular_file(locate(path), PEM_LIMIT))
         except FileRefused as err:
             problems.append(
-                problem(("tls", "ticket_keys", index), f"{_shown(path, locate)}: {err.message}")
+                problem(("tls", "ticket_keys", index), f"{shown_path(path, locate)}: {err.message}")
             )
             continue
         if size not in (48, 80):

@@ -569,6 +569,9 @@ def _listen_address(text: str) -> str:
 
 
 def _file(path: str) -> str:
+    # nginx_literal's "path" takes no ".." at all: refused here, with the field's line.
+    if ".." in path:
+        raise ValueError(f"{path!r}: a path nginx.conf names holds no '..': rename the file")
     return _no_dotdot(path)
 
 
@@ -771,6 +774,45 @@ class Guard(Strict):
     ) = Field(default=None, description="how long a disk must stay slow: 10s … 1d")
 
 
+EXTRA_CONTEXTS = ("main", "http", "server", "location")
+# Per context: more include files than this is a config kept outside tpgen, not an extension.
+EXTRA_MAX = 16
+
+
+def _distinct(paths: list[str]) -> list[str]:
+    seen = [path for index, path in enumerate(paths) if path in paths[:index]]
+    if seen:
+        raise ValueError(f"{seen[0]} is listed twice: nginx would read it twice; list it once")
+    return paths
+
+
+ExtraFiles = Annotated[list[FilePath], Field(max_length=EXTRA_MAX), AfterValidator(_distinct)]
+
+
+class Extra(Strict):
+    """Include files (absolute paths on the node) for what tpgen does not model; each is read
+    and checked by tpgen where it is readable, and by nginx -t with the config."""
+
+    main: ExtraFiles = Field(
+        default_factory=list,
+        description="included in the main context, after tpgen's thread pools, before events",
+    )
+    http: ExtraFiles = Field(
+        default_factory=list,
+        description="included in the http block, after tpgen's directives, before its servers",
+    )
+    server: ExtraFiles = Field(
+        default_factory=list,
+        description="included in every content server (one per certificate), before its "
+        "locations; not in the redirect or status server",
+    )
+    location: ExtraFiles = Field(
+        default_factory=list,
+        description="included at the end of every content location (/, the mp4 one, and the "
+        "named ones that serve the same content)",
+    )
+
+
 class NodeSpec(Strict):
     """One storage node: its hardware, its workload and its disks."""
 
@@ -793,3 +835,4 @@ class NodeSpec(Strict):
     logging: Logging = Field(default_factory=Logging)
     origin: Origin = Field(default_factory=Origin)
     guard: Guard = Field(default_factory=Guard)
+    extra: Extra = Field(default_factory=Extra)

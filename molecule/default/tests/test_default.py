@@ -220,7 +220,7 @@ def _slice_globs(key: str) -> list[str]:
 def _log_lines(host: Any, marker: str, count: int) -> list[dict[str, Any]]:
     """The JSON access log's lines for requests holding ``marker`` (written 64k or 5 s late)."""
     for _ in range(30):
-        text = host.file("/var/log/nginx/access.log").content_string
+        text = host.file(HOST_VARS["tpgen_spec"]["logging"]["path"]).content_string
         lines = [json.loads(line) for line in text.splitlines() if marker in line]
         if len(lines) >= count:
             return lines
@@ -241,23 +241,28 @@ def test_the_json_access_log_names_the_disk_and_the_cache_status(
     assert all(line["upstream_addr"].startswith("127.0.0.1:") for line in misses)
 
 
-def run_purge(keys: list[str]) -> str:
-    """cache-purge.yml from the controller, as an operator runs it."""
+def run_playbook(playbook: str, extra_vars: dict[str, Any], **env_vars: str) -> str:
+    """A playbook of the checkout from the controller, as an operator runs it."""
     inventory = Path(os.environ["MOLECULE_INVENTORY_FILE"]).parent
     env = {
         **os.environ,
         "ANSIBLE_NOCOLOR": "1",
         # tpgen.storage: the installed collection (TPGEN_COLLECTIONS_PATH, molecule.sh)
         "ANSIBLE_COLLECTIONS_PATH": os.environ["TPGEN_COLLECTIONS_PATH"],
+        **env_vars,
     }
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inventory),
-         str(REPO / "cache-purge.yml"), "--limit", "tpgen-default",
-         "-e", json.dumps({"keys": keys})],
+         str(REPO / playbook), "--limit", "tpgen-default", "-e", json.dumps(extra_vars)],
         env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return proc.stdout
+
+
+def run_purge(keys: list[str]) -> str:
+    """cache-purge.yml from the controller, as an operator runs it."""
+    return run_playbook("cache-purge.yml", {"keys": keys})
 
 
 def test_purge_through_the_playbook_turns_the_key_into_a_miss_and_leaves_the_others(
@@ -328,3 +333,52 @@ def test_tls_serves_http2_and_a_hit_on_ipv4_and_ipv6(host: Any, listen: dict[str
         )
         statuses.append(headers)
     assert statuses == ["200 MISS max-age=63072000", "200 HIT max-age=63072000"]
+
+
+EXTRA = HOST_VARS["tpgen_spec"]["extra"]["location"][0]
+
+
+def test_the_extra_snippet_is_copied_from_the_controller_with_its_mode(host: Any) -> None:
+    copied = host.file(EXTRA)
+    assert (copied.user, copied.group, copied.mode) == ("root", "root", 0o644)
+    controller = Path(os.environ["MOLECULE_SCENARIO_DIRECTORY"]) / "files" / "extra-location.conf"
+    assert copied.content_string == controller.read_text()
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_the_extra_snippet_adds_its_header_to_every_content_answer(host: Any, scheme: str) -> None:
+    listen = LISTEN if scheme == "http" else TLS_LISTENS[0]
+    url = f"{scheme}://{listen['address']}:{listen['port']}{OBJECTS[0]}?extra={RUN}"
+    headers = host.check_output(
+        "python3 -c %s %s",
+        "import ssl, sys, urllib.request\n"
+        "ctx = ssl._create_unverified_context()\n"
+        "r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], "
+        "headers={'Host': 'cache.test'}), context=ctx)\n"
+        "print(r.status, r.headers['X-Tpgen-Extra'], r.headers['X-Cache-Status'])",
+        url,
+    )
+    # The snippet's header and tpgen's own: the location sets both.
+    assert headers == "200 from a snippet MISS"
+
+
+def test_doctor_counts_the_snippet_as_the_config_not_as_drift() -> None:
+    out = run_playbook(
+        "doctor.yml",
+        {"persist": False, "fail_on": "never"},
+        ANSIBLE_STDOUT_CALLBACK="ansible.posix.json",
+    )
+    tasks = [task for play in json.loads(out)["plays"] for task in play["tasks"]]
+    run = next(t for t in tasks if t["task"]["name"].startswith("Run doctor on the node"))
+    findings = {f["check"]: f for f in run["hosts"]["tpgen-default"]["report"]["findings"]}
+    assert findings["config.drift"]["level"] == "ok", findings["config.drift"]
+    assert findings["config.extra"]["level"] == "ok", findings["config.extra"]
+    assert findings["config.extra"]["message"] == (
+        "1 include file(s) of spec extra in place (tpgen's: not drift)"
+    )
+
+
+def test_the_log_directory_the_node_lacked_was_created(host: Any, layout: Any) -> None:
+    assert "/var/log/tpgen-cache" in layout.log_dirs
+    made = host.file("/var/log/tpgen-cache")
+    assert (made.is_directory, made.user, made.mode) == (True, "root", 0o755)

@@ -30,6 +30,8 @@ STATUS = GOOD["status"]
 DEAD_ORIGIN_PORT = 28519  # nothing listens there
 SQUATTED_PORT = 28514  # another process holds it during the reload test
 PREVIOUS = "/etc/nginx/nginx.conf.tpgen-prev"
+SNIPPET = GOOD["extra"]["server"][0]
+GOOD_SNIPPET = (Path(__file__).resolve().parents[1] / "files" / "rollback-server.conf").read_text()
 
 testinfra_hosts = ["ansible://tpgen-rollback"]
 
@@ -158,4 +160,47 @@ def test_a_reload_nginx_refuses_restores_the_previous_config(
     after = checks.snapshot(host)
     assert after["conf_sha256"] == before["conf_sha256"]
     assert after["master"] == before["master"], "nginx must be reloaded, never restarted"
+    assert_serves(host, checks)
+
+
+def assert_good_snippet(host: Any) -> None:
+    """The good snippet is on the node and served."""
+    assert host.file(SNIPPET).content_string == GOOD_SNIPPET
+    answer = host.check_output(
+        "python3 -c %s %s",
+        "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+        f"http://{LISTEN['address']}:{LISTEN['port']}/rollback-snippet",
+    )
+    assert answer == "good snippet"
+
+
+def test_a_snippet_tpgen_refuses_stops_the_play_before_anything_changes(
+    host: Any, checks: ModuleType, before: dict[str, Any], tmp_path: Path
+) -> None:
+    bad = tmp_path / "rollback-server.conf"
+    bad.write_text("# more threads\nthread_pool extra threads=64;\n")
+    output = run_site({"nginx_tpconfig_extra_files": {SNIPPET: str(bad)}})
+    assert "tpgen refused the extra snippets of tpgen-rollback" in output
+    assert f"extra.server.0: {SNIPPET} (read from {bad}) line 2: thread_pool: " in output
+    assert checks.snapshot(host) == before
+    assert_good_snippet(host)
+    assert_serves(host, checks)
+
+
+def test_a_snippet_nginx_rejects_is_put_back_and_the_config_stays(
+    host: Any, checks: ModuleType, before: dict[str, Any], tmp_path: Path
+) -> None:
+    # tpgen has nothing against it; nginx -t refuses the value. nginx.conf does not change (the
+    # spec is the same): the handler's nginx -t fails, and the rollback puts the snippet back.
+    bad = tmp_path / "rollback-server.conf"
+    bad.write_text("client_max_body_size lots;\n")
+    output = run_site({"nginx_tpconfig_extra_files": {SNIPPET: str(bad)}})
+    assert 'task "Test the nginx configuration" failed' in output
+    assert f'"client_max_body_size" directive invalid value in {SNIPPET}:1' in output
+    assert f"The extra snippets it replaced were put back: {SNIPPET}." in output
+    assert "/etc/nginx/nginx.conf was not changed: the previous config is still live" in output
+    after = checks.snapshot(host)
+    assert after["conf_sha256"] == before["conf_sha256"]
+    assert after["master"] == before["master"], "nginx must be reloaded, never restarted"
+    assert_good_snippet(host)
     assert_serves(host, checks)

@@ -6,7 +6,7 @@ import subprocess
 import urllib.error
 from datetime import datetime
 
-from .drift import check_drift
+from .drift import check_drift, check_extra_files
 from .errorlog import DEFAULT_SINCE, LogCounts, check_log, parse_since, scan_error_log
 from .findings import Finding, Level
 from .guard_state import check_guard_state
@@ -27,6 +27,7 @@ def diagnose(
         _nginx_build(inputs, system),
         *_disks(inputs, system),
         _drift(inputs, system),
+        *_extra(inputs, system),
         *_error_log(inputs, system, since_at),
         _status(inputs, system),
         *_guard(inputs, system),
@@ -94,6 +95,18 @@ def _drift(inputs: DoctorInputs, system: System) -> Finding:
         expected_sha1=inputs.layout["config_sha1"],
         live_error=live_error,
     )
+
+
+def _extra(inputs: DoctorInputs, system: System) -> list[Finding]:
+    missing: dict[str, str] = {}
+    paths = inputs.layout.get("extra_files", [])
+    for path in paths:
+        try:
+            system.read_text(path)
+        except OSError as err:
+            missing[path] = error_text(err)
+    finding = check_extra_files(missing, len(paths) - len(missing))
+    return [finding] if finding else []
 
 
 def _error_log(inputs: DoctorInputs, system: System, since_at: datetime | None) -> list[Finding]:

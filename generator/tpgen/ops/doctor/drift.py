@@ -1,4 +1,8 @@
-"""Drift: the live config is what tpgen renders (the text, or the sha1 of the text)."""
+"""Drift: the live config is what tpgen renders (the text, or the sha1 of the text).
+
+The include files of spec extra are part of that config, placed by the role: they are not
+drift, but one that is gone breaks nginx's next reload, so they are looked for.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import hashlib
 from .findings import Finding, Level
 
 CHECK = "config.drift"
+EXTRA_CHECK = "config.extra"
 DIFF_LINES = 40
 
 
@@ -73,4 +78,26 @@ def _compare_sha1(live: str, expected_sha1: str, path: str, fix: str) -> Finding
         f"expected {expected_sha1[:12]})",
         fix=fix,
         data={"sha1": actual},
+    )
+
+
+def check_extra_files(missing: dict[str, str], present: int) -> Finding | None:
+    """The include files of spec extra are on the node (None when the spec lists none)."""
+    if not missing and not present:
+        return None
+    if not missing:
+        return Finding(
+            EXTRA_CHECK,
+            Level.OK,
+            f"{present} include file(s) of spec extra in place (tpgen's: not drift)",
+        )
+    shown = "; ".join(f"{path}: {error}" for path, error in missing.items())
+    return Finding(
+        EXTRA_CHECK,
+        Level.FAIL,
+        f"the config includes what is not readable here ({shown}): nginx refuses its next "
+        "reload or start",
+        fix="re-deploy (ansible-playbook site.yml -l <host>): nginx_tpconfig copies the "
+        "snippets named in nginx_tpconfig_extra_files",
+        data={"missing": sorted(missing)},
     )

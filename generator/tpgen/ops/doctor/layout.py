@@ -41,6 +41,7 @@ class Layout(TypedDict):
     error_log: str
     status_url: str | None
     config_sha1: str | None
+    extra_files: list[str]  # the include files of spec extra: tpgen's, like nginx.conf
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,19 @@ def read_layout(data: object, source: str = "<layout>") -> Layout:
         "error_log": _text(data, "error_log", source),
         "status_url": _optional_text(data, "status_url", source),
         "config_sha1": _optional_text(data, "config_sha1", source),
+        "extra_files": _extra_paths(data.get("extra_files") or [], source),
     }
+
+
+def _extra_paths(entries: object, source: str) -> list[str]:
+    if not isinstance(entries, list | tuple):
+        raise DoctorError(f"{source}: extra_files must be a list of files")
+    paths = []
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            raise DoctorError(f"{source}: an extra file must be a mapping with its path")
+        paths.append(_text(entry, "path", f"{source}: extra file"))
+    return paths
 
 
 def with_endpoints(

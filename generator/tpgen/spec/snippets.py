@@ -1,0 +1,194 @@
+"""The include files of the spec's ``extra``: each is read where it is and refused when a
+directive in it would break what tpgen's config stands on (one cache, pool and aio per disk,
+the key that picks the disk, tpgen's variables, the listens its checks read).
+
+Reading: a snippet is read at its node path, or where ``locate`` says a copy is (the
+controller's file). A snippet that is not there is skipped unless ``required``: a controller
+validates a node's spec without the node's files. One that is there but cannot be read (a
+directory, no permission, not UTF-8, over 1 MiB) is always refused.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Container, Iterator, Mapping
+
+from tpgen.errors import FileRefused, Problem, problem
+from tpgen.files import MIB, read_text_file
+from tpgen.spec.certs import shown_path
+from tpgen.spec.model import EXTRA_CONTEXTS, NodeSpec
+from tpgen.spec.nginx_syntax import Directive, SyntaxProblem, parse
+
+SNIPPET_LIMIT = MIB
+# Refusals listed per snippet; past them one line says how many more (one line each would
+# bury the first under a generated file's thousands).
+SHOWN_PER_SNIPPET = 10
+
+_POOL = "tpgen sets aio per disk (threads=pool_$tpgen_disk), so a slow disk never blocks another"
+_DAEMON = "the nginx unit runs nginx as a daemon with a master process"
+# Refused at any depth of any snippet: the directive, and why (with the fix).
+REFUSED: dict[str, str] = {
+    "proxy_cache_path": (
+        "tpgen writes one cache per disk, sized from the disk; a cache it does not plan is on "
+        "no bucket map (locate, purge and doctor miss it) and fills a disk unsized: remove it"
+    ),
+    "thread_pool": (
+        "tpgen writes one thread pool per disk that needs one, sized by its rule (tpgen "
+        "explain): set tuning.threads_per_disk or disks.N.thread_pool instead"
+    ),
+    "aio": f"{_POOL}: remove it",
+    "aio_write": f"{_POOL}: remove it",
+    "proxy_cache": (
+        "tpgen picks the cache of each key (proxy_cache cache_$tpgen_disk): to keep requests "
+        "out of the cache set cache.bypass"
+    ),
+    "proxy_cache_key": (
+        "the cache key also picks the disk (locate, purge and remap compute it): set "
+        "workload.cache_key"
+    ),
+    "include": (
+        "tpgen cannot check what a nested include brings in: write its directives into this "
+        "snippet, or list that file in extra itself"
+    ),
+    "worker_processes": (
+        "worker_connections and the open-files limit are sized from it: set tuning.worker_processes"
+    ),
+    "worker_rlimit_nofile": (
+        "the plan checks it against the node's limits: set tuning.worker_rlimit_nofile"
+    ),
+    "user": "the disks' cache directories belong to tpgen's user: set tuning.user",
+    "pid": "the nginx unit and the roles signal the pid file tpgen writes: remove it",
+    "daemon": f"{_DAEMON}: remove it",
+    "master_process": f"{_DAEMON}: remove it",
+}
+# Refused directly in the block tpgen includes the snippet in (not inside the snippet's own
+# blocks, e.g. a server an http snippet adds).
+TOP_REFUSED: dict[str, dict[str, str]] = {
+    "server": {
+        "listen": (
+            "the health check, doctor and the exporters read the listens of spec listen: add "
+            "the address there"
+        ),
+    },
+    "location": {
+        "location": (
+            "a nested location takes its requests out of tpgen's content location (its disk "
+            "choice, cache and thread pool): put the location in an extra.server snippet"
+        ),
+    },
+}
+_MODULES = "nginx loads modules in the main context only: list this snippet in extra.main"
+# Directives that define a variable, and which argument names it (-1: the last).
+DEFINES = {"set": 0, "map": 1, "split_clients": 1, "geo": -1, "perl_set": 0, "js_set": 0}
+TPGEN_VARIABLE_PREFIX = "$tpgen_"
+_FIX_FILE = (
+    "put the snippet there or fix the path (`tpgen validate` and `tpgen render --no-check` "
+    "skip a snippet that is not here; the check needs it)"
+)
+
+
+def _defined_variable(directive: Directive) -> str | None:
+    position = DEFINES.get(directive.name)
+    if position is None or not directive.args:
+        return None
+    if position >= len(directive.args):
+        return None
+    return directive.args[position]
+
+
+def _reason(directive: Directive, context: str, depth: int) -> str | None:
+    if directive.name in REFUSED:
+        return REFUSED[directive.name]
+    if directive.name == "load_module" and (context != "main" or depth):
+        return _MODULES
+    if depth == 0 and directive.name in TOP_REFUSED.get(context, {}):
+        return TOP_REFUSED[context][directive.name]
+    variable = _defined_variable(directive)
+    if variable is not None and variable.lower().startswith(TPGEN_VARIABLE_PREFIX):
+        return (
+            f"defines {variable}: $tpgen_ names are tpgen's own (the disk of a key, its cache "
+            "and pool follow from them): name yours otherwise"
+        )
+    return None
+
+
+def _refusals(
+    directives: tuple[Directive, ...],
+    context: str,
+    shadowed: Mapping[str, str],
+    depth: int = 0,
+) -> Iterator[tuple[Directive, str]]:
+    for directive in directives:
+        reason = _reason(directive, context, depth)
+        if reason is None and depth == 0 and directive.name in shadowed:
+            name = directive.name
+            reason = (
+                f"is not inherited by {shadowed[name]}, which sets its own {name} (nginx "
+                f"inherits {name} only into a block that sets none): put it in extra.location"
+            )
+        if reason is not None:
+            yield directive, reason
+        if directive.block is not None:
+            yield from _refusals(directive.block, context, shadowed, depth + 1)
+
+
+def check_snippet(
+    text: str, context: str, shadowed: Mapping[str, str] | None = None
+) -> list[tuple[int, str]]:
+    """(line, message) of each thing in ``text`` that tpgen refuses in ``context``."""
+    try:
+        directives = parse(text)
+    except SyntaxProblem as err:
+        return [(err.line, f"{err.message}: nginx -t would refuse it")]
+    return [
+        (directive.line, f"{directive.name}: {reason}")
+        for directive, reason in _refusals(directives, context, shadowed or {})
+    ]
+
+
+def _file_problems(
+    where: tuple[str, str, int],
+    path: str,
+    locate: Callable[[str], str],
+    required: bool,
+    shadowed: Mapping[str, str],
+) -> Iterator[Problem]:
+    located = locate(path)
+    if not required and not os.path.lexists(located):
+        return
+    try:
+        text = read_text_file(located, SNIPPET_LIMIT)
+    except FileRefused as err:
+        yield problem(where, f"{shown_path(path, locate)}: {err.message}: {_FIX_FILE}")
+        return
+    found = check_snippet(text, where[1], shadowed)
+    for line, message in found[:SHOWN_PER_SNIPPET]:
+        yield problem(where, f"{shown_path(path, locate)} line {line}: {message}")
+    if len(found) > SHOWN_PER_SNIPPET:
+        more = len(found) - SHOWN_PER_SNIPPET
+        yield problem(where, f"{shown_path(path, locate)}: {more} more refusals like these")
+
+
+def snippet_problems(
+    spec: NodeSpec,
+    shadowed: Mapping[str, Mapping[str, str]] | None = None,
+    *,
+    locate: Callable[[str], str] = lambda path: path,
+    required: bool = False,
+    only: Container[str] | None = None,
+) -> list[Problem]:
+    """Every refusal of the spec's snippets (``only``: just these node paths).
+
+    ``shadowed``: per context, the directives tpgen's blocks below it set themselves (so a
+    snippet's would not be inherited), each with the block that sets it: the plan's
+    ``shadowed_by_tpgen``.
+    """
+    problems: list[Problem] = []
+    for context in EXTRA_CONTEXTS:
+        for index, path in enumerate(getattr(spec.extra, context)):
+            if only is not None and path not in only:
+                continue
+            where = ("extra", context, index)
+            found = _file_problems(where, path, locate, required, (shadowed or {}).get(context, {}))
+            problems.extend(found)
+    return problems
