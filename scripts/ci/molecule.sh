@@ -36,7 +36,16 @@ if ! docker info >/dev/null 2>&1; then
         log "dockerd is starting, waiting for it"
     else
         log "starting dockerd (log: /var/log/dockerd.log)"
-        nohup dockerd --iptables=false --ip-masq=false >/var/log/dockerd.log 2>&1 &
+        # Without the descriptors this script inherited beyond stdio: under
+        # `flock /tmp/tpgen-molecule.lock scripts/ci/molecule.sh`, dockerd (and its containerd)
+        # would hold the lock for as long as they run, and every later flock would wait forever.
+        (
+            for fd in /proc/self/fd/*; do
+                fd=${fd##*/}
+                if [[ $fd -gt 2 ]]; then eval "exec $fd>&-"; fi
+            done 2>/dev/null
+            exec nohup dockerd --iptables=false --ip-masq=false >/var/log/dockerd.log 2>&1 </dev/null
+        ) &
     fi
     for _ in $(seq 1 60); do
         docker info >/dev/null 2>&1 && break
