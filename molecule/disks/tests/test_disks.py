@@ -158,46 +158,6 @@ def test_refuses_to_touch_a_disk_when_nginx_s_user_does_not_exist(host):
     assert not host.mount_point("/srv/check").exists
 
 
-# --- nginx_install, official path (offline: a local key stands in for nginx.org's) ------------
-
-
-@pytest.fixture
-def official_repo_files(host):
-    yield
-    host.run(
-        "rm -f /etc/apt/sources.list.d/nginx.sources /etc/apt/preferences.d/99nginx"
-        " /usr/share/keyrings/nginx-archive-keyring.gpg"
-    )
-
-
-def test_official_repo_refuses_a_key_that_is_not_pinned(host, official_repo_files):
-    result = run_playbook("check-official.yml", {"check_pin_own_key": False})
-    assert result.returncode != 0, result.stdout
-    assert "which are not all in nginx_install_official_key_fingerprints" in result.stdout
-    assert not host.file("/usr/share/keyrings/nginx-archive-keyring.gpg").exists
-    assert not host.file("/etc/apt/sources.list.d/nginx.sources").exists
-
-
-def test_official_repo_installs_the_pinned_key_and_the_source(host, official_repo_files):
-    result = run_playbook("check-official.yml", {"check_pin_own_key": True})
-    assert result.returncode == 0, result.stdout
-    fpr = host.file("/root/test-signing.fpr").content_string.strip()
-    keyring = host.file("/usr/share/keyrings/nginx-archive-keyring.gpg")
-    assert keyring.mode == 0o644
-    shown = host.check_output(
-        "gpg --batch --with-colons --show-keys /usr/share/keyrings/nginx-archive-keyring.gpg"
-    )
-    assert f"fpr:::::::::{fpr}:" in shown
-    source = host.file("/etc/apt/sources.list.d/nginx.sources").content_string
-    assert "URIs: https://nginx.org/packages/debian\n" in source
-    assert "Suites: bookworm\n" in source
-    assert "Components: nginx\n" in source
-    assert "Signed-By: /usr/share/keyrings/nginx-archive-keyring.gpg\n" in source
-    prefs = host.file("/etc/apt/preferences.d/99nginx").content_string
-    assert "Pin: origin nginx.org\n" in prefs
-    assert "Pin-Priority: 900\n" in prefs
-
-
 # --- last: changes the junk disk ------------------------------------------------------------------
 
 
