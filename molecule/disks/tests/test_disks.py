@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,30 +21,6 @@ LIVE_DISKS = [
     ("d1", "/dev/sdb", "/srv/cache/d1", "xfs"),
     ("d2", "/dev/sdc", "/srv/cache/d2", "ext4"),
 ]
-
-
-def run_playbook(playbook: str, extra_vars: dict[str, object]) -> subprocess.CompletedProcess[str]:
-    """Run a scenario playbook against the Molecule inventory, as the converge step does."""
-    exe = Path(sys.executable).with_name("ansible-playbook")
-    cmd = [
-        str(exe) if exe.exists() else (shutil.which("ansible-playbook") or "ansible-playbook"),
-        "-i",
-        os.environ["MOLECULE_INVENTORY_FILE"],
-        str(SCENARIO / playbook),
-        "-e",
-        json.dumps(extra_vars),
-    ]
-    env = dict(
-        os.environ,
-        ANSIBLE_STDOUT_CALLBACK="ansible.builtin.default",
-        ANSIBLE_CALLBACK_RESULT_FORMAT="json",
-        ANSIBLE_NOCOLOR="1",
-        ANSIBLE_FORCE_COLOR="0",
-    )
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False, env=env)
-    # Failures go to stderr or stdout depending on the callback settings: look at both.
-    result.stdout = result.stdout + result.stderr
-    return result
 
 
 def blkid(host, device: str, tag: str) -> str:
@@ -135,9 +106,9 @@ def test_failed_disk_is_unmounted_and_left_alone(host):
         ("/dev/sdf", "it holds data without a known signature"),
     ],
 )
-def test_refuses_to_format_a_device_that_holds_something_else(host, device, found):
+def test_refuses_to_format_a_device_that_holds_something_else(host, checks, device, found):
     before = (blkid(host, device, "UUID"), first_mib_sha256(host, device))
-    result = run_playbook("check-format.yml", {"check_device": device})
+    result = checks.run_playbook(SCENARIO / "check-format.yml", {"check_device": device})
     assert result.returncode != 0, result.stdout
     assert f"Refusing to format disk check ({device}): {found}" in result.stdout
     assert "storage_disks_allow_format=true" in result.stdout
@@ -145,10 +116,10 @@ def test_refuses_to_format_a_device_that_holds_something_else(host, device, foun
     assert not host.mount_point("/srv/check").exists
 
 
-def test_refuses_to_touch_a_disk_when_nginx_s_user_does_not_exist(host):
+def test_refuses_to_touch_a_disk_when_nginx_s_user_does_not_exist(host, checks):
     before = (blkid(host, "/dev/sde", "UUID"), first_mib_sha256(host, "/dev/sde"))
-    result = run_playbook(
-        "check-format.yml",
+    result = checks.run_playbook(
+        SCENARIO / "check-format.yml",
         {"check_device": "/dev/sde", "check_user": "tpgen-nobody"},
     )
     assert result.returncode != 0, result.stdout
@@ -171,9 +142,9 @@ def junk_disk_restored(host):
     )
 
 
-def test_formats_a_used_device_only_when_allowed(host, junk_disk_restored):
-    result = run_playbook(
-        "check-format.yml", {"check_device": "/dev/sdf", "check_allow_format": True}
+def test_formats_a_used_device_only_when_allowed(host, checks, junk_disk_restored):
+    result = checks.run_playbook(
+        SCENARIO / "check-format.yml", {"check_device": "/dev/sdf", "check_allow_format": True}
     )
     assert result.returncode == 0, result.stdout
     assert blkid(host, "/dev/sdf", "TYPE") == "xfs"

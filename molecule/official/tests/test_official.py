@@ -3,12 +3,7 @@ repository (files/make-repo.sh), on Debian 12 and Debian 13."""
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,23 +13,6 @@ REPO_URL = "http://127.0.0.1:28731/packages/debian"
 KEYRING = "/usr/share/keyrings/nginx-archive-keyring.gpg"
 SOURCES = "/etc/apt/sources.list.d/nginx.sources"
 PREFERENCES = "/etc/apt/preferences.d/99nginx"
-
-
-def run_playbook(playbook: str, extra_vars: dict[str, object]) -> subprocess.CompletedProcess[str]:
-    """Run a scenario playbook against the Molecule inventory, as the converge step does."""
-    exe = Path(sys.executable).with_name("ansible-playbook")
-    cmd = [
-        str(exe) if exe.exists() else (shutil.which("ansible-playbook") or "ansible-playbook"),
-        "-i",
-        os.environ["MOLECULE_INVENTORY_FILE"],
-        str(SCENARIO / playbook),
-        "-e",
-        json.dumps(extra_vars),
-    ]
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False, env=env)
-    result.stdout = result.stdout + result.stderr
-    return result
 
 
 def repo_version(host) -> str:
@@ -130,9 +108,9 @@ def test_apt_source_pin_and_keyring(host):
         ("both.key", "signing+other"),  # the pinned key with another one beside it
     ],
 )
-def test_refuses_a_key_file_with_a_key_that_is_not_pinned(host, key, served):
+def test_refuses_a_key_file_with_a_key_that_is_not_pinned(host, checks, key, served):
     before = {path: host.file(path).sha256sum for path in (KEYRING, SOURCES, PREFERENCES)}
-    result = run_playbook("check-refused.yml", {"check_key": key})
+    result = checks.run_playbook(SCENARIO / "check-refused.yml", {"check_key": key})
     assert result.returncode != 0, result.stdout
     assert "which are not all in nginx_install_official_key_fingerprints" in result.stdout
     assert "It was not installed." in result.stdout
