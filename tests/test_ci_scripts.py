@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, require_root
+from .conftest import ROOT, require_root, unavailable
 
 DEPS = ROOT / "scripts" / "ci" / "deps.sh"
 TEST_SH = ROOT / "scripts" / "test.sh"
@@ -350,7 +350,7 @@ def test_molecule_sh_starts_dockerd_without_the_callers_lock(tmp_path: Path) -> 
     later `flock` (the next scenario, another checkout's run) would wait forever."""
     flock = shutil.which("flock")
     if flock is None:
-        pytest.skip("flock (util-linux) is not installed")
+        unavailable("flock (util-linux) is not installed")
     repo = tmp_path / "repo"
     (repo / "scripts" / "ci").mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "ci" / "molecule.sh", repo / "scripts" / "ci")
