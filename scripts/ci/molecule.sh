@@ -108,7 +108,7 @@ for s in "${scenarios[@]+"${scenarios[@]}"}"; do
     log "=== scenario $s"
     start=$SECONDS
     if molecule test -s "$s"; then status=ok; else status=FAILED; failed=1; fi
-    results+=("$(printf '%-14s %-7s %5ss' "$s" "$status" $((SECONDS - start)))")
+    results+=("$(printf '%-20s %-7s %5ss' "$s" "$status" $((SECONDS - start)))")
     log "=== scenario $s: $status in $((SECONDS - start))s"
 done
 
@@ -128,7 +128,7 @@ if [[ $trixie -eq 1 ]]; then
     scripts/ci/nginx-image.sh trixie
     # The tests that need the docker engine: nginx 1.26 goldens, HTTP/3 (pytest phase skips them).
     if pytest -q -p no:cacheprovider -m containers tests; then status=ok; else status=FAILED; failed=1; fi
-    results+=("$(printf '%-14s %-7s %5ss' "containers" "$status" $((SECONDS - start)))")
+    results+=("$(printf '%-20s %-7s %5ss' "containers" "$status" $((SECONDS - start)))")
     for s in "${trixie_scenarios[@]}"; do
         log "=== scenario $s on trixie"
         start=$SECONDS
@@ -138,7 +138,7 @@ if [[ $trixie -eq 1 ]]; then
         else
             status=FAILED; failed=1
         fi
-        results+=("$(printf '%-14s %-7s %5ss' "$s@trixie" "$status" $((SECONDS - start)))")
+        results+=("$(printf '%-20s %-7s %5ss' "$s@trixie" "$status" $((SECONDS - start)))")
         log "=== scenario $s on trixie: $status in $((SECONDS - start))s"
     done
 fi
