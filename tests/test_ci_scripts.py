@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, require_root
+from .conftest import ROOT, require_root, unavailable
 
 DEPS = ROOT / "scripts" / "ci" / "deps.sh"
 TEST_SH = ROOT / "scripts" / "test.sh"
@@ -342,3 +342,47 @@ def test_ci_run_is_exactly_the_readme_test_command() -> None:
     ci_run = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert ci_run[-1] == f"exec {commands[-1]}"
     assert "set -euo pipefail" in ci_run
+
+
+def test_molecule_sh_starts_dockerd_without_the_callers_lock(tmp_path: Path) -> None:
+    """Under `flock /tmp/tpgen-molecule.lock scripts/ci/molecule.sh`, the dockerd it starts must
+    not inherit the lock's descriptor: it would hold the lock for as long as it runs, and every
+    later `flock` (the next scenario, another checkout's run) would wait forever."""
+    flock = shutil.which("flock")
+    if flock is None:
+        unavailable("flock (util-linux) is not installed")
+    repo = tmp_path / "repo"
+    (repo / "scripts" / "ci").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "ci" / "molecule.sh", repo / "scripts" / "ci")
+    fake_bin(repo / "scripts" / "ci", {"deps.sh": ""})
+    (repo / "molecule").mkdir()
+    fake_bin(repo / "molecule" / "common", {"build-base-image.sh": ""})
+    up = tmp_path / "dockerd-up"
+    fds = tmp_path / "dockerd-fds"
+    bin_dir = fake_bin(
+        tmp_path / "bin",
+        {
+            "docker": f'[ "$1" != info ] || [ -e {up} ]\n',
+            "dockerd": f"ls -l /proc/$$/fd > {fds}\ntouch {up}\n",
+            "pgrep": "exit 1\n",
+            "molecule": "",
+            "ansible-playbook": "",
+            "pytest": "",
+        },
+    )
+    lock = tmp_path / "molecule.lock"
+    result = subprocess.run(
+        [flock, str(lock), BASH, str(repo / "scripts" / "ci" / "molecule.sh"), "none"],
+        env={
+            "PATH": f"{bin_dir}:/usr/bin:/bin",
+            "TPGEN_VENV_BIN": str(bin_dir),
+            "HOME": str(tmp_path),
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "molecule.sh: starting dockerd" in result.stdout
+    assert str(lock) not in fds.read_text(encoding="utf-8")

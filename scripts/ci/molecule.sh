@@ -9,7 +9,9 @@
 #   scripts/ci/molecule.sh trixie          # only the Debian 13 checks (below)
 #
 # A full run then checks Debian 13: the tests marked `containers` (nginx 1.26 in a container) and
-# the scenarios in TPGEN_MOLECULE_TRIXIE_SCENARIOS (default: default) on a trixie base image.
+# the scenarios in TPGEN_MOLECULE_TRIXIE_SCENARIOS (default: default disk-failure source official)
+# on a trixie base image. One scenario on Debian 13 only:
+#   TPGEN_MOLECULE_TRIXIE_SCENARIOS=source scripts/ci/molecule.sh trixie
 #
 # Environment: TPGEN_MOLECULE_IMAGE (another image, e.g. debian:bookworm on a networked machine:
 # the base image is then not built, and no trixie run), TPGEN_VENV_BIN (default
@@ -36,7 +38,16 @@ if ! docker info >/dev/null 2>&1; then
         log "dockerd is starting, waiting for it"
     else
         log "starting dockerd (log: /var/log/dockerd.log)"
-        nohup dockerd --iptables=false --ip-masq=false >/var/log/dockerd.log 2>&1 &
+        # Without the descriptors this script inherited beyond stdio: under
+        # `flock /tmp/tpgen-molecule.lock scripts/ci/molecule.sh`, dockerd (and its containerd)
+        # would hold the lock for as long as they run, and every later flock would wait forever.
+        (
+            for fd in /proc/self/fd/*; do
+                fd=${fd##*/}
+                if [[ $fd -gt 2 ]]; then eval "exec $fd>&-"; fi
+            done 2>/dev/null
+            exec nohup dockerd --iptables=false --ip-masq=false >/var/log/dockerd.log 2>&1 </dev/null
+        ) &
     fi
     for _ in $(seq 1 60); do
         docker info >/dev/null 2>&1 && break
@@ -81,7 +92,7 @@ fi
 # --- the collection as users get it: the default scenario runs the built tarball, installed into
 # a clean collections path (--no-deps: Galaxy is unreachable; ansible.posix and
 # community.general come with the ansible package); the other scenarios run the checkout.
-# The trixie runs (default, unless TPGEN_MOLECULE_TRIXIE_SCENARIOS says otherwise) need it too.
+# The trixie runs (TPGEN_MOLECULE_TRIXIE_SCENARIOS, default among them) need it too.
 if [[ " ${scenarios[*]} " == *" default "* || $trixie -eq 1 ]]; then
     collections=$(mktemp -d "${TMPDIR:-/tmp}/tpgen-collections.XXXXXX")
     trap 'rm -rf "$collections"' EXIT
@@ -97,23 +108,27 @@ for s in "${scenarios[@]+"${scenarios[@]}"}"; do
     log "=== scenario $s"
     start=$SECONDS
     if molecule test -s "$s"; then status=ok; else status=FAILED; failed=1; fi
-    results+=("$(printf '%-14s %-7s %5ss' "$s" "$status" $((SECONDS - start)))")
+    results+=("$(printf '%-20s %-7s %5ss' "$s" "$status" $((SECONDS - start)))")
     log "=== scenario $s: $status in $((SECONDS - start))s"
 done
 
 # --- Debian 13 (trixie): nginx 1.26's checks, and the scenarios that run on both Debians ------
-# In a full run, or with `trixie` named. The default scenario covers install, disks, TLS and
-# the cache path on trixie; the other scenarios exercise roles whose tasks do not differ between
-# the two releases, so they run on bookworm only, which keeps the molecule phase moderate.
+# In a full run, or with `trixie` named. On both Debians: the scenarios where the releases differ
+# -- default (distro nginx 1.22/1.26, disks, TLS, the cache path), disk-failure (nginx 1.22 and
+# 1.26 under a dead disk, each release's systemd and xfsprogs in the ops playbooks), source (a 1.22
+# build on 12, 1.26 with HTTP/3 on 13) and official (the nginx.org repository of each codename).
+# disks, rollback,
+# metrics and self-heal run tasks that do not differ between the releases: bookworm only, which
+# keeps the phase well inside CI's 90 minutes (docs/ci.md has each scenario's time per release).
 if [[ $trixie -eq 1 ]]; then
-    read -r -a trixie_scenarios <<<"${TPGEN_MOLECULE_TRIXIE_SCENARIOS-default}"
+    read -r -a trixie_scenarios <<<"${TPGEN_MOLECULE_TRIXIE_SCENARIOS-default disk-failure source official}"
     start=$SECONDS
     TPGEN_MOLECULE_BASE_IMAGE=tpgen-molecule-base:trixie TPGEN_MOLECULE_SUITE=trixie \
         molecule/common/build-base-image.sh
     scripts/ci/nginx-image.sh trixie
     # The tests that need the docker engine: nginx 1.26 goldens, HTTP/3 (pytest phase skips them).
     if pytest -q -p no:cacheprovider -m containers tests; then status=ok; else status=FAILED; failed=1; fi
-    results+=("$(printf '%-14s %-7s %5ss' "containers" "$status" $((SECONDS - start)))")
+    results+=("$(printf '%-20s %-7s %5ss' "containers" "$status" $((SECONDS - start)))")
     for s in "${trixie_scenarios[@]}"; do
         log "=== scenario $s on trixie"
         start=$SECONDS
@@ -123,7 +138,7 @@ if [[ $trixie -eq 1 ]]; then
         else
             status=FAILED; failed=1
         fi
-        results+=("$(printf '%-14s %-7s %5ss' "$s@trixie" "$status" $((SECONDS - start)))")
+        results+=("$(printf '%-20s %-7s %5ss' "$s@trixie" "$status" $((SECONDS - start)))")
         log "=== scenario $s on trixie: $status in $((SECONDS - start))s"
     done
 fi

@@ -1,4 +1,4 @@
-"""Helpers of the Molecule testinfra tests (molecule/default and molecule/rollback).
+"""Helpers of the Molecule testinfra tests (default, rollback, disks, official).
 
 The scenarios' conftest.py files load this module by path; it needs only the repository
 (plugins/filter) and the tpgen package of the Python that runs Molecule.
@@ -9,6 +9,10 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -121,3 +125,27 @@ def snapshot(host: Any, conf: str = "/etc/nginx/nginx.conf") -> dict[str, Any]:
     assert result.rc == 0, result.stderr
     data: dict[str, Any] = json.loads(result.stdout)
     return data
+
+
+def run_playbook(playbook: Path, extra_vars: dict[str, object]) -> subprocess.CompletedProcess[str]:
+    """Run a scenario's playbook against the Molecule inventory, as its converge step does. The
+    result's stdout holds stderr too: failures go to either, depending on the callback."""
+    exe = Path(sys.executable).with_name("ansible-playbook")
+    cmd = [
+        str(exe) if exe.exists() else (shutil.which("ansible-playbook") or "ansible-playbook"),
+        "-i",
+        os.environ["MOLECULE_INVENTORY_FILE"],
+        str(playbook),
+        "-e",
+        json.dumps(extra_vars),
+    ]
+    env = dict(
+        os.environ,
+        ANSIBLE_STDOUT_CALLBACK="ansible.builtin.default",
+        ANSIBLE_CALLBACK_RESULT_FORMAT="json",
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_FORCE_COLOR="0",
+    )
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False, env=env)
+    result.stdout = result.stdout + result.stderr
+    return result

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,30 +21,6 @@ LIVE_DISKS = [
     ("d1", "/dev/sdb", "/srv/cache/d1", "xfs"),
     ("d2", "/dev/sdc", "/srv/cache/d2", "ext4"),
 ]
-
-
-def run_playbook(playbook: str, extra_vars: dict[str, object]) -> subprocess.CompletedProcess[str]:
-    """Run a scenario playbook against the Molecule inventory, as the converge step does."""
-    exe = Path(sys.executable).with_name("ansible-playbook")
-    cmd = [
-        str(exe) if exe.exists() else (shutil.which("ansible-playbook") or "ansible-playbook"),
-        "-i",
-        os.environ["MOLECULE_INVENTORY_FILE"],
-        str(SCENARIO / playbook),
-        "-e",
-        json.dumps(extra_vars),
-    ]
-    env = dict(
-        os.environ,
-        ANSIBLE_STDOUT_CALLBACK="ansible.builtin.default",
-        ANSIBLE_CALLBACK_RESULT_FORMAT="json",
-        ANSIBLE_NOCOLOR="1",
-        ANSIBLE_FORCE_COLOR="0",
-    )
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False, env=env)
-    # Failures go to stderr or stdout depending on the callback settings: look at both.
-    result.stdout = result.stdout + result.stderr
-    return result
 
 
 def blkid(host, device: str, tag: str) -> str:
@@ -135,9 +106,9 @@ def test_failed_disk_is_unmounted_and_left_alone(host):
         ("/dev/sdf", "it holds data without a known signature"),
     ],
 )
-def test_refuses_to_format_a_device_that_holds_something_else(host, device, found):
+def test_refuses_to_format_a_device_that_holds_something_else(host, checks, device, found):
     before = (blkid(host, device, "UUID"), first_mib_sha256(host, device))
-    result = run_playbook("check-format.yml", {"check_device": device})
+    result = checks.run_playbook(SCENARIO / "check-format.yml", {"check_device": device})
     assert result.returncode != 0, result.stdout
     assert f"Refusing to format disk check ({device}): {found}" in result.stdout
     assert "storage_disks_allow_format=true" in result.stdout
@@ -145,10 +116,10 @@ def test_refuses_to_format_a_device_that_holds_something_else(host, device, foun
     assert not host.mount_point("/srv/check").exists
 
 
-def test_refuses_to_touch_a_disk_when_nginx_s_user_does_not_exist(host):
+def test_refuses_to_touch_a_disk_when_nginx_s_user_does_not_exist(host, checks):
     before = (blkid(host, "/dev/sde", "UUID"), first_mib_sha256(host, "/dev/sde"))
-    result = run_playbook(
-        "check-format.yml",
+    result = checks.run_playbook(
+        SCENARIO / "check-format.yml",
         {"check_device": "/dev/sde", "check_user": "tpgen-nobody"},
     )
     assert result.returncode != 0, result.stdout
@@ -156,46 +127,6 @@ def test_refuses_to_touch_a_disk_when_nginx_s_user_does_not_exist(host):
     assert "Nothing was changed on the disks." in result.stdout
     assert (blkid(host, "/dev/sde", "UUID"), first_mib_sha256(host, "/dev/sde")) == before
     assert not host.mount_point("/srv/check").exists
-
-
-# --- nginx_install, official path (offline: a local key stands in for nginx.org's) ------------
-
-
-@pytest.fixture
-def official_repo_files(host):
-    yield
-    host.run(
-        "rm -f /etc/apt/sources.list.d/nginx.sources /etc/apt/preferences.d/99nginx"
-        " /usr/share/keyrings/nginx-archive-keyring.gpg"
-    )
-
-
-def test_official_repo_refuses_a_key_that_is_not_pinned(host, official_repo_files):
-    result = run_playbook("check-official.yml", {"check_pin_own_key": False})
-    assert result.returncode != 0, result.stdout
-    assert "which are not all in nginx_install_official_key_fingerprints" in result.stdout
-    assert not host.file("/usr/share/keyrings/nginx-archive-keyring.gpg").exists
-    assert not host.file("/etc/apt/sources.list.d/nginx.sources").exists
-
-
-def test_official_repo_installs_the_pinned_key_and_the_source(host, official_repo_files):
-    result = run_playbook("check-official.yml", {"check_pin_own_key": True})
-    assert result.returncode == 0, result.stdout
-    fpr = host.file("/root/test-signing.fpr").content_string.strip()
-    keyring = host.file("/usr/share/keyrings/nginx-archive-keyring.gpg")
-    assert keyring.mode == 0o644
-    shown = host.check_output(
-        "gpg --batch --with-colons --show-keys /usr/share/keyrings/nginx-archive-keyring.gpg"
-    )
-    assert f"fpr:::::::::{fpr}:" in shown
-    source = host.file("/etc/apt/sources.list.d/nginx.sources").content_string
-    assert "URIs: https://nginx.org/packages/debian\n" in source
-    assert "Suites: bookworm\n" in source
-    assert "Components: nginx\n" in source
-    assert "Signed-By: /usr/share/keyrings/nginx-archive-keyring.gpg\n" in source
-    prefs = host.file("/etc/apt/preferences.d/99nginx").content_string
-    assert "Pin: origin nginx.org\n" in prefs
-    assert "Pin-Priority: 900\n" in prefs
 
 
 # --- last: changes the junk disk ------------------------------------------------------------------
@@ -211,9 +142,9 @@ def junk_disk_restored(host):
     )
 
 
-def test_formats_a_used_device_only_when_allowed(host, junk_disk_restored):
-    result = run_playbook(
-        "check-format.yml", {"check_device": "/dev/sdf", "check_allow_format": True}
+def test_formats_a_used_device_only_when_allowed(host, checks, junk_disk_restored):
+    result = checks.run_playbook(
+        SCENARIO / "check-format.yml", {"check_device": "/dev/sdf", "check_allow_format": True}
     )
     assert result.returncode == 0, result.stdout
     assert blkid(host, "/dev/sdf", "TYPE") == "xfs"

@@ -1,9 +1,18 @@
-"""Testinfra checks of the source scenario: nginx_install built from a source tarball."""
+"""Testinfra checks of the source scenario: nginx_install built from a source tarball, the
+release's own (vars/tarballs.yml): 1.22.1 on Debian 12, 1.26.3 with HTTP/3 on Debian 13."""
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+import yaml
+
+TARBALLS = yaml.safe_load(
+    (Path(__file__).resolve().parent.parent / "vars" / "tarballs.yml").read_text()
+)["tpgen_molecule_nginx_sources"]
+HTTP_V3 = "--with-http_v3_module"  # the role adds it from nginx 1.25.0 on
+QUIC_PORT = 28099
 BUILD_LOG = "/var/lib/nginx/tpgen-source-builds.log"
 REQUIRED_FLAGS = [
     "--with-threads",
@@ -18,6 +27,14 @@ REQUIRED_FLAGS = [
 EXTRA_FLAG = "--with-http_realip_module"  # added by side_effect.yml
 
 
+def wanted_version(host) -> str:
+    return str(TARBALLS[host.system_info.codename]["version"])
+
+
+def has_http_v3(version: str) -> bool:
+    return tuple(int(part) for part in version.split(".")) >= (1, 25, 0)
+
+
 def configure_args(host) -> list[str]:
     out = host.run("/usr/sbin/nginx -V")
     assert out.rc == 0, out.stderr
@@ -27,7 +44,13 @@ def configure_args(host) -> list[str]:
 
 
 def test_version_is_the_tarballs(host):
-    assert "nginx version: nginx/1.22.1" in host.run("/usr/sbin/nginx -V").stderr
+    version = wanted_version(host)
+    assert f"nginx version: nginx/{version}" in host.run("/usr/sbin/nginx -V").stderr
+
+
+def test_http_v3_module_is_built_from_1_25_on(host):
+    """1.26 gets the QUIC module (OpenSSL 3's compatibility layer); 1.22 has none to build."""
+    assert (HTTP_V3 in configure_args(host)) == has_http_v3(wanted_version(host))
 
 
 @pytest.mark.parametrize("flag", [*REQUIRED_FLAGS, EXTRA_FLAG])
@@ -78,6 +101,48 @@ http {
     out = host.run("/usr/sbin/nginx -t -c /tmp/tpgen-test-nginx.conf")
     assert out.rc == 0, out.stderr
     assert "test is successful" in out.stderr
+
+
+def test_http3_listen_serves_quic_on_udp(host):
+    """nginx 1.26's HTTP/3: a `listen ... quic reuseport` with a throwaway certificate passes
+    nginx -t and, started, holds the UDP port (the HTTP/3 request itself is tests/test_edge_live's
+    job on Debian 13's packaged nginx)."""
+    if not has_http_v3(wanted_version(host)):
+        pytest.skip(f"nginx {wanted_version(host)} has no HTTP/3 module (Debian 12's source build)")
+    conf = f"""
+pid /tmp/tpgen-quic.pid;
+error_log stderr;
+events {{ worker_connections 64; }}
+http {{
+    access_log off;
+    server {{
+        listen 127.0.0.1:{QUIC_PORT} quic reuseport;
+        listen 127.0.0.1:{QUIC_PORT} ssl;
+        http2 on;
+        http3 on;
+        quic_retry on;
+        ssl_certificate /tmp/tpgen-quic.crt;
+        ssl_certificate_key /tmp/tpgen-quic.key;
+        add_header Alt-Svc 'h3=":{QUIC_PORT}"; ma=86400';
+        location / {{ return 204; }}
+    }}
+}}
+"""
+    host.run_expect(
+        [0],
+        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1"
+        " -subj /CN=localhost -keyout /tmp/tpgen-quic.key -out /tmp/tpgen-quic.crt",
+    )
+    host.run(f"cat > /tmp/tpgen-quic.conf <<'EOF'\n{conf}\nEOF")
+    checked = host.run("/usr/sbin/nginx -t -c /tmp/tpgen-quic.conf")
+    assert checked.rc == 0, checked.stderr
+    started = host.run("/usr/sbin/nginx -c /tmp/tpgen-quic.conf")
+    assert started.rc == 0, started.stderr
+    try:
+        assert host.socket(f"udp://127.0.0.1:{QUIC_PORT}").is_listening
+        assert host.socket(f"tcp://127.0.0.1:{QUIC_PORT}").is_listening
+    finally:
+        host.run("/usr/sbin/nginx -c /tmp/tpgen-quic.conf -s quit")
 
 
 def test_logrotate_rotates_the_logs_and_nginx_reopens_them(host):
