@@ -8,7 +8,6 @@ import io
 import json
 import os
 import time
-import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -261,33 +260,6 @@ def test_an_origin_node_serves_the_full_media_map_and_tpgens_additions(
             (root / name).write_bytes(b"x")
         served = {n: fetch(f"http://127.0.0.1:{listen}/{n}")[1]["content-type"] for n in types}
     assert served == types
-
-
-def test_vod_answers_mp4_seeks_with_the_mp4_module_and_leaves_other_files_alone(
-    tmp_path: Path, nginx_binary: str
-) -> None:
-    listen, status = free_ports(2, start=27870)
-    data = spec(
-        "vod",
-        disks=1,
-        listen={"address": "127.0.0.1", "port": listen},
-        status={"port": status},
-        node={"cores": 1, "memory": "4GiB"},
-        tuning={"worker_connections": 256, "open_file_cache_max": 100},
-    )
-    plan = make_plan(spec_from_mapping(data, "vod.yaml"), "vod.yaml")
-    assert plan.mp4_buffer_size is not None and plan.mp4_buffer_size.value == MIB
-    with running_nginx(plan, tmp_path, nginx_binary) as live:
-        root = Path(live.disks[0].dir)
-        for name in ("film.mp4", "seg.ts"):
-            (root / name).write_bytes(b"not really a movie")
-        base = f"http://127.0.0.1:{listen}"
-        assert fetch(f"{base}/film.mp4")[2] == b"not really a movie"  # no seek: the file
-        assert fetch(f"{base}/seg.ts?start=1")[2] == b"not really a movie"
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            fetch(f"{base}/film.mp4?start=1")  # a seek: the module parses the (broken) index
-        assert refused.value.code == 500
-    assert "mp4" in Path(live.error_log).read_text()
 
 
 def _valid_until(path: str) -> int:
