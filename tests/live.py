@@ -9,7 +9,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -66,8 +66,12 @@ def _wait_for(port: int, deadline: float) -> None:
 
 
 @contextlib.contextmanager
-def running_nginx(plan: Plan, prefix: Path, nginx: str) -> Iterator[Plan]:
-    """Start nginx on the rebased plan; always stop it. Yields the rebased plan."""
+def running_nginx(
+    plan: Plan, prefix: Path, nginx: str, edit: Callable[[str], str] | None = None
+) -> Iterator[Plan]:
+    """Start nginx on the rebased plan; always stop it. Yields the rebased plan.
+
+    ``edit``: a hand edit of the rendered text (a control: what tpgen's config prevents)."""
     moved = rebased(plan, str(prefix / "root"))
     install_bundled_mime_types(moved)
     for path in (moved.pid_path, moved.error_log, moved.access_log):
@@ -80,7 +84,8 @@ def running_nginx(plan: Plan, prefix: Path, nginx: str) -> Iterator[Plan]:
     write_tls_files(moved)
     copy_snippets(plan, moved)
     conf = prefix / "nginx.conf"
-    conf.write_text(render_config(moved), encoding="utf-8")
+    text = render_config(moved)
+    conf.write_text(edit(text) if edit else text, encoding="utf-8")
     command = [nginx, "-p", str(prefix), "-e", "stderr", "-c", str(conf)]
     subprocess.run(command, check=True, capture_output=True, timeout=30)
     try:

@@ -8,9 +8,8 @@ import io
 import json
 import os
 import time
-import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from .specs import disk, spec
 
 MIB = 1 << 20
 BIG = 64 * MIB
+SLICED = 16 * MIB
 
 
 def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
@@ -262,28 +262,76 @@ def test_an_origin_node_serves_the_full_media_map_and_tpgens_additions(
     assert served == types
 
 
-def test_vod_answers_mp4_seeks_with_the_mp4_module_and_leaves_other_files_alone(
-    tmp_path: Path, nginx_binary: str
+def _valid_until(path: str) -> int:
+    """The second a cache entry stops being fresh: ``valid_sec``, the second field (after the
+    version, both 8 bytes on 64-bit builds) of nginx's cache file header."""
+    return int.from_bytes(Path(path).read_bytes()[8:16], "little")
+
+
+def _expired_range(
+    tmp_path: Path,
+    nginx_binary: str,
+    origin: Origin,
+    revalidate: bool,
+    edit: Callable[[str], str] | None = None,
+) -> tuple[str, list[str]]:
+    """A 1 KiB range of a 16 MiB object in 1 MiB slices: fetched, left to expire (valid 1s),
+    asked again. The cache status of the second answer and the origin's log lines for it."""
+    (origin.root / "big.bin").write_bytes(os.urandom(SLICED))
+    policy = {"valid": [{"status": [200, 206], "time": "1s"}], "revalidate": revalidate}
+    plan, listen = cache_plan(origin, "1MiB", cache=policy)
+    assert plan.proxy_cache_background_update is not None
+    assert plan.proxy_cache_background_update.value == "off"
+    url = f"http://127.0.0.1:{listen}/big.bin"
+    wanted = {"Range": "bytes=3000000-3001023"}
+    with running_nginx(plan, tmp_path / "cache", nginx_binary, edit) as live:
+        status, headers, _ = fetch(url, wanted)
+        assert (status, headers["x-cache-status"]) == (206, "MISS")
+        assert origin.settled(1) == ['/big.bin 206 1048576 "bytes=2097152-3145727"']
+        _, path = entry_file(cache_target(live, "http127.0.0.1/big.bin").to_dict(), 3000000)
+        stale_from = _valid_until(path) + 1  # nginx: stale once valid_sec < now (whole seconds)
+        deadline = time.monotonic() + 10
+        while time.time() < stale_from and time.monotonic() < deadline:
+            time.sleep(0.1)
+        status, headers, body = fetch(url, wanted)
+        assert (status, body) == (206, (origin.root / "big.bin").read_bytes()[3000000:3001024])
+        return headers["x-cache-status"], origin.settled(2)[1:]
+
+
+@pytest.mark.parametrize(
+    ("revalidate", "expected"),
+    [
+        (True, ("REVALIDATED", ['/big.bin 304 0 "bytes=2097152-3145727"'])),
+        (False, ("EXPIRED", ['/big.bin 206 1048576 "bytes=2097152-3145727"'])),
+    ],
+    ids=["revalidate", "refetch"],
+)
+def test_an_expired_slice_costs_the_origin_that_slice_only(
+    tmp_path: Path,
+    nginx_binary: str,
+    origin: Origin,
+    revalidate: bool,
+    expected: tuple[str, list[str]],
 ) -> None:
-    listen, status = free_ports(2, start=27870)
-    data = spec(
-        "vod",
-        disks=1,
-        listen={"address": "127.0.0.1", "port": listen},
-        status={"port": status},
-        node={"cores": 1, "memory": "4GiB"},
-        tuning={"worker_connections": 256, "open_file_cache_max": 100},
-    )
-    plan = make_plan(spec_from_mapping(data, "vod.yaml"), "vod.yaml")
-    assert plan.mp4_buffer_size is not None and plan.mp4_buffer_size.value == MIB
-    with running_nginx(plan, tmp_path, nginx_binary) as live:
-        root = Path(live.disks[0].dir)
-        for name in ("film.mp4", "seg.ts"):
-            (root / name).write_bytes(b"not really a movie")
-        base = f"http://127.0.0.1:{listen}"
-        assert fetch(f"{base}/film.mp4")[2] == b"not really a movie"  # no seek: the file
-        assert fetch(f"{base}/seg.ts?start=1")[2] == b"not really a movie"
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            fetch(f"{base}/film.mp4?start=1")  # a seek: the module parses the (broken) index
-        assert refused.value.code == 500
-    assert "mp4" in Path(live.error_log).read_text()
+    """tpgen turns proxy_cache_background_update off with slices (nginx/nginx#911): the request
+    that finds its slice expired asks the origin for that slice itself. Not STALE: no background
+    update was started, so no later origin request can follow."""
+    assert _expired_range(tmp_path, nginx_binary, origin, revalidate) == expected
+
+
+def test_background_update_on_a_sliced_cache_refetches_the_whole_object(
+    tmp_path: Path, nginx_binary: str, origin: Origin
+) -> None:
+    """The control for the test above, and why tpgen refuses the setting with slices
+    (nginx/nginx#911): the same config with background update turned on by hand serves the stale
+    slice, and its background update, a subrequest without the slice's $slice_range, asks the
+    origin for the whole object. If this fails, the nginx under test fixed #911."""
+
+    def background_update_on(text: str) -> str:
+        assert text.count("proxy_cache_background_update off;") == 1
+        return text.replace(
+            "proxy_cache_background_update off;", "proxy_cache_background_update on;"
+        )
+
+    status, log = _expired_range(tmp_path, nginx_binary, origin, True, background_update_on)
+    assert (status, log) == ("STALE", [f'/big.bin 200 {SLICED} "-"'])

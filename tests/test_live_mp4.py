@@ -1,0 +1,124 @@
+"""The vod workload's `mp4` location with real nginx and a real MP4 (tests/mp4.py): a plain GET
+is the file, `?start=` is a shorter file whose index nginx rewrote, and ranges work on both."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tpgen.plan import make_plan
+from tpgen.spec.load import spec_from_mapping
+
+from . import mp4
+from .live import free_ports, running_nginx
+from .specs import spec
+
+MIB = 1 << 20
+
+
+def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    request = urllib.request.Request(url, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return reply.status, {k.lower(): v for k, v in reply.headers.items()}, reply.read()
+
+
+@pytest.fixture
+def vod(tmp_path: Path, nginx_binary: str) -> Iterator[tuple[str, Path]]:
+    """A one-disk vod node on loopback: its base URL and the disk's root."""
+    listen, status = free_ports(2, start=27880)
+    data = spec(
+        "vod",
+        disks=1,
+        listen={"address": "127.0.0.1", "port": listen},
+        status={"port": status},
+        node={"cores": 1, "memory": "4GiB"},
+        tuning={"worker_connections": 256, "open_file_cache_max": 100},
+    )
+    plan = make_plan(spec_from_mapping(data, "vod.yaml"), "vod.yaml")
+    assert plan.mp4_buffer_size is not None and plan.mp4_buffer_size.value == MIB
+    with running_nginx(plan, tmp_path, nginx_binary) as live:
+        yield f"http://127.0.0.1:{listen}", Path(live.disks[0].dir)
+
+
+@pytest.fixture
+def film(vod: tuple[str, Path]) -> tuple[str, mp4.Movie]:
+    """10 one-second samples, key frames at 0 s and 5 s, as /film.mp4: its URL and the movie."""
+    base, root = vod
+    movie = mp4.movie(count=10, timescale=1000, delta=1000, key_every=5)
+    assert mp4.read(movie.data).samples == movie.samples  # the reader agrees with the writer
+    (root / "film.mp4").write_bytes(movie.data)
+    return f"{base}/film.mp4", movie
+
+
+def test_a_plain_request_for_an_mp4_is_the_file(film: tuple[str, mp4.Movie]) -> None:
+    url, movie = film
+    status, headers, body = fetch(url)
+    assert (status, headers["content-type"]) == (200, "video/mp4")
+    assert int(headers["content-length"]) == len(movie.data)
+    assert body == movie.data
+
+
+def test_start_answers_a_shorter_mp4_from_the_key_frame_with_its_index_rewritten(
+    film: tuple[str, mp4.Movie],
+) -> None:
+    url, movie = film
+    status, headers, body = fetch(f"{url}?start=5")
+    assert (status, headers["content-type"]) == (200, "video/mp4")
+    assert int(headers["content-length"]) == len(body) < len(movie.data)
+    cut = mp4.read(body)  # ftyp, moov, mdat; every sample the index names inside mdat
+    assert cut.samples == movie.samples[5:]  # from the key frame at 5 s, byte for byte
+    assert cut.deltas == [movie.delta] * 5
+    assert (cut.movie_duration, cut.media_duration) == (5000, 5000)
+    assert cut.sync == [1]  # the key frame at 5 s is the cut's first sample
+    assert body[:8] == movie.data[:8]  # the same ftyp
+    # the cut's samples are the tail of the file's mdat, and its index is a new, shorter one
+    assert body.endswith(b"".join(movie.samples[5:]))
+    (start, end), (old_start, old_end) = mp4.find(body, "moov"), mp4.find(movie.data, "moov")
+    assert end - start < old_end - old_start
+
+
+def test_start_between_key_frames_cuts_at_the_sample_holding_it_without_a_key_frame(
+    film: tuple[str, mp4.Movie],
+) -> None:
+    """nginx's default, measured (tpgen does not set mp4_start_key_frame, nginx >= 1.21.4): a
+    start between key frames cuts at the sample that holds it, and the cut has no key frame
+    until the next one (none here), so a player shows no picture or artefacts until then. With
+    `mp4_start_key_frame on` the cut starts at the key frame before and an edit list hides the
+    difference; this test fails then, and should be turned around."""
+    url, movie = film
+    _, _, body = fetch(f"{url}?start=7.5")
+    cut = mp4.read(body)
+    assert cut.samples == movie.samples[7:]  # 7 s, 8 s, 9 s: the sample holding 7.5 s on
+    assert (cut.movie_duration, cut.sync) == (2500, [])
+
+
+def test_a_range_of_an_mp4_and_of_a_cut_is_a_206_of_those_bytes(
+    film: tuple[str, mp4.Movie],
+) -> None:
+    url, movie = film
+    status, headers, body = fetch(url, {"Range": "bytes=100-4099"})
+    assert (status, body) == (206, movie.data[100:4100])
+    assert headers["content-range"] == f"bytes 100-4099/{len(movie.data)}"
+    _, _, whole_cut = fetch(f"{url}?start=5")
+    status, headers, body = fetch(f"{url}?start=5", {"Range": "bytes=-1000"})
+    assert (status, body) == (206, whole_cut[-1000:])
+    assert headers["content-range"] == (
+        f"bytes {len(whole_cut) - 1000}-{len(whole_cut) - 1}/{len(whole_cut)}"
+    )
+
+
+def test_a_broken_index_is_refused_and_other_files_are_not_the_modules(
+    tmp_path: Path, nginx_binary: str, vod: tuple[str, Path]
+) -> None:
+    base, root = vod
+    for name in ("film.mp4", "seg.ts"):
+        (root / name).write_bytes(b"not really a movie")
+    assert fetch(f"{base}/film.mp4")[2] == b"not really a movie"  # no seek: the file
+    assert fetch(f"{base}/seg.ts?start=1")[2] == b"not really a movie"
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        fetch(f"{base}/film.mp4?start=1")  # a seek: the module parses the (broken) index
+    assert refused.value.code == 500
+    assert "mp4" in next(tmp_path.rglob("error.log")).read_text()
