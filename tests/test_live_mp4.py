@@ -3,6 +3,7 @@ is the file, `?start=` is a shorter file whose index nginx rewrote, and ranges w
 
 from __future__ import annotations
 
+import struct
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from tpgen.plan import make_plan
+from tpgen.render import render_config
 from tpgen.spec.load import spec_from_mapping
 
 from . import mp4
@@ -80,19 +82,22 @@ def test_start_answers_a_shorter_mp4_from_the_key_frame_with_its_index_rewritten
     assert end - start < old_end - old_start
 
 
-def test_start_between_key_frames_cuts_at_the_sample_holding_it_without_a_key_frame(
+def test_start_between_key_frames_starts_at_the_key_frame_before_and_hides_the_lead_in(
     film: tuple[str, mp4.Movie],
 ) -> None:
-    """nginx's default, measured (tpgen does not set mp4_start_key_frame, nginx >= 1.21.4): a
-    start between key frames cuts at the sample that holds it, and the cut has no key frame
-    until the next one (none here), so a player shows no picture or artefacts until then. With
-    `mp4_start_key_frame on` the cut starts at the key frame before and an edit list hides the
-    difference; this test fails then, and should be turned around."""
+    """tpgen sets mp4_start_key_frame: without it nginx cuts at the sample holding 7.5 s and the
+    clip has no key frame at all (a player shows nothing or artefacts until the next one)."""
     url, movie = film
     _, _, body = fetch(f"{url}?start=7.5")
     cut = mp4.read(body)
-    assert cut.samples == movie.samples[7:]  # 7 s, 8 s, 9 s: the sample holding 7.5 s on
-    assert (cut.movie_duration, cut.sync) == (2500, [])
+    assert cut.samples == movie.samples[5:]  # from the key frame at 5 s
+    assert cut.sync == [1]
+    # the edit list starts playback at the sample holding 7.5 s (7 s), 2 s into the cut
+    elst, _ = mp4.find(body, "moov/trak/edts/elst")
+    version, count = body[elst], struct.unpack_from(">I", body, elst + 4)[0]
+    assert count == 1
+    _, media_time = struct.unpack_from(">Qq" if version == 1 else ">Ii", body, elst + 8)
+    assert media_time == 2 * movie.delta
 
 
 def test_a_range_of_an_mp4_and_of_a_cut_is_a_206_of_those_bytes(
@@ -122,3 +127,13 @@ def test_a_broken_index_is_refused_and_other_files_are_not_the_modules(
         fetch(f"{base}/film.mp4?start=1")  # a seek: the module parses the (broken) index
     assert refused.value.code == 500
     assert "mp4" in next(tmp_path.rglob("error.log")).read_text()
+
+
+@pytest.mark.parametrize(("version", "on"), [(None, True), ("1.21.4", True), ("1.20.2", False)])
+def test_start_key_frame_follows_the_target_nginx(version: str | None, on: bool) -> None:
+    data = spec("vod", disks=1)
+    if version:
+        data["nginx"] = {"version": version}
+    plan = make_plan(spec_from_mapping(data, "vod.yaml"), "vod.yaml")
+    assert plan.mp4_start_key_frame is not None and plan.mp4_start_key_frame.value is on
+    assert ("mp4_start_key_frame on;" in render_config(plan)) is on

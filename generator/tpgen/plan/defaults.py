@@ -400,6 +400,11 @@ ORIGIN_VERIFY_DEPTH = 3
 # benchmarked.
 MP4_BUFFER = 1 << 20
 MP4_MAX_BUFFER = 32 << 20
+# ?start= between two key frames: by default nginx cuts at the sample holding that time, and the
+# clip starts without a key frame (players show nothing or artefacts until the next one; measured
+# in tests/test_live_mp4.py). mp4_start_key_frame (nginx 1.21.4) starts it at the key frame before
+# and hides the lead-in with an edit list.
+MP4_START_KEY_FRAME_SINCE = (1, 21, 4)
 
 # ------------------------------------------------------------------ guard (the node agent)
 # `tpgen guard` fails a disk after this many I/O errors within GUARD_WINDOW: Apache Traffic

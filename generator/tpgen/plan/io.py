@@ -10,6 +10,7 @@ from tpgen.plan.defaults import (
     KEEPALIVE_TIMEOUT,
     MP4_BUFFER,
     MP4_MAX_BUFFER,
+    MP4_START_KEY_FRAME_SINCE,
     OPEN_FILE_CACHE_CAP,
     OPEN_FILE_CACHE_ERRORS,
     OPEN_FILE_CACHE_INACTIVE,
@@ -29,6 +30,7 @@ from tpgen.plan.defaults import (
 from tpgen.plan.reads import readable
 from tpgen.plan.types import Decision, pick
 from tpgen.plan.workers import worker_count
+from tpgen.spec.edge import version_tuple
 from tpgen.spec.model import NodeSpec
 from tpgen.spec.units import human_size
 
@@ -141,4 +143,20 @@ def directio_fields(spec: NodeSpec) -> dict[str, Any]:
             MP4_MAX_BUFFER,
             "a long film's index reaches ~20 MB; past this nginx answers 500",
         ),
+        "mp4_start_key_frame": _start_key_frame(spec),
     }
+
+
+def _start_key_frame(spec: NodeSpec) -> Decision[bool]:
+    if version_tuple(spec.nginx.version) < MP4_START_KEY_FRAME_SINCE:
+        return Decision(
+            False,
+            f"nginx {spec.nginx.version} predates mp4_start_key_frame (1.21.4): a seek between "
+            "key frames starts the clip without one",
+        )
+    return Decision(
+        True,
+        "a seek between two key frames starts the clip at the key frame before it, the lead-in "
+        "hidden by an edit list; without it the clip has no key frame until the next one and "
+        "players show nothing or artefacts (tests/test_live_mp4.py)",
+    )

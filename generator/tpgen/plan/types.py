@@ -288,6 +288,9 @@ class Plan:
     mp4_max_buffer_size: Decision[int] | None = field(
         default=None, metadata=feeds("mp4_max_buffer_size", "size")
     )
+    mp4_start_key_frame: Decision[bool] | None = field(
+        default=None, metadata=feeds("mp4_start_key_frame")
+    )
     # which disk a key lives on
     buckets: Decision[int] = field(metadata=feeds("split_clients buckets"))
     split_key: Decision[str] = field(metadata=feeds("split_clients key"))
