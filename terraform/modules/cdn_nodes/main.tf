@@ -75,10 +75,11 @@ locals {
       n.listen == null ? {} : { listen = [for l in n.listen : { for k, v in l : k => v if v != null }] },
       n.tls == null ? {} : {
         tls = { for k, v in {
-          certificates  = [for c in n.tls.certificates : { for k, v in c : k => v if v != null }]
-          redirect_http = n.tls.redirect_http
-          ticket_keys   = n.tls.ticket_keys
-          ocsp_stapling = n.tls.ocsp_stapling
+          certificates        = [for c in n.tls.certificates : { for k, v in c : k => v if v != null }]
+          redirect_http       = n.tls.redirect_http
+          ticket_keys         = n.tls.ticket_keys
+          ocsp_stapling       = n.tls.ocsp_stapling
+          trusted_certificate = n.tls.trusted_certificate
         } : k => v if v != null }
       },
       n.nginx == null ? {} : { nginx = { for k, v in n.nginx : k => v if v != null } },

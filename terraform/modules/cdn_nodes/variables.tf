@@ -52,9 +52,10 @@ variable "nodes" {
         key          = string
         server_names = optional(list(string))
       }))
-      redirect_http = optional(bool)
-      ticket_keys   = optional(list(string))
-      ocsp_stapling = optional(string)
+      redirect_http       = optional(bool)
+      ticket_keys         = optional(list(string))
+      ocsp_stapling       = optional(string)
+      trusted_certificate = optional(string)
     }))
     nginx = optional(object({
       version = optional(string)

@@ -99,15 +99,17 @@ run "apply_accepts_what_tpgen_accepts" {
         # An edge: the spec's listen list (dual stack, TLS, HTTP/2 and HTTP/3), tls and nginx.
         name     = "tls-edge"
         address  = "192.0.2.32"
-        workload = { type = "origin" }
+        workload = { type = "origin", resolver = ["192.0.2.53"] }
         disks    = [{ device = "/dev/nvme1n1", size = "2TB", media = "nvme" }]
         listen = [
           { address = "*", port = 443, tls = true, http2 = true, http3 = true },
           { address = "127.0.0.1", port = 8080 },
         ]
         tls = {
-          certificates  = [{ cert = "/etc/nginx/tls/edge.crt", key = "/etc/nginx/tls/edge.key", server_names = ["edge.example.net"] }]
-          redirect_http = true
+          certificates        = [{ cert = "/etc/nginx/tls/edge.crt", key = "/etc/nginx/tls/edge.key", server_names = ["edge.example.net"] }]
+          redirect_http       = true
+          ocsp_stapling       = "on"
+          trusted_certificate = "/etc/nginx/tls/ca-chain.pem"
         }
         nginx = { version = "1.26.3", http_v3 = true }
       },
@@ -124,6 +126,10 @@ run "apply_accepts_what_tpgen_accepts" {
       { address = "127.0.0.1", port = 8080 },
     ])
     error_message = "The listen list must reach the spec in its order, with only the keys given."
+  }
+  assert {
+    condition     = output.specs["tls-edge"].tls.ocsp_stapling == "on" && jsonencode(output.specs["tls-edge"].workload.resolver) == jsonencode(["192.0.2.53"])
+    error_message = "tls and workload.resolver must reach the spec (OCSP stapling needs both)."
   }
   assert {
     condition     = output.specs["by-id-device"].disks[0].device == "/dev/disk/by-id/a+b"
