@@ -1,5 +1,6 @@
 """The certificate files a spec names: do they exist, and does each key belong to its
-certificate? And, for the offline check, throwaway files of the same shape.
+certificate? What do they say that the plan needs (their OCSP responders: CertificateFacts)?
+And, for the offline check, throwaway files of the same shape.
 
 The node's files are checked where they are (``tpgen validate --tls-files`` on the node, or on a
 controller that holds copies: ``locate`` maps a node path to the file to read).
