@@ -111,15 +111,17 @@ def test_a_host_name_origin_with_a_resolver_must_be_the_only_upstream() -> None:
 def test_a_resolver_without_a_host_name_origin_is_refused() -> None:
     data = spec(workload={"upstreams": ["192.0.2.1:80"], "resolver": ["192.0.2.53"]})
     assert _error(data) == (
-        "s.yaml: workload.resolver: no upstream is a host name: remove resolver "
-        "(IP upstreams need no DNS)"
+        "s.yaml: workload.resolver: no upstream is a host name and OCSP stapling is off: "
+        "remove resolver (IP upstreams need no DNS)"
     )
 
 
-def test_resolver_is_a_cache_setting() -> None:
+def test_resolver_is_for_a_cache_origin_name_or_ocsp_stapling() -> None:
     data = spec("origin", workload={"resolver": ["192.0.2.53"]})
     assert _error(data) == (
-        "s.yaml: workload.resolver: has no effect on an origin node (only cache uses it): remove it"
+        "s.yaml: workload.resolver: has no effect on an origin node without OCSP stapling "
+        "(nginx asks it for a cache node's host-name upstream and for the OCSP responders of "
+        "tls.ocsp_stapling): remove it"
     )
 
 

@@ -243,6 +243,24 @@ def test_http3_renders_quic_listens_alt_svc_and_retry() -> None:
     assert "    quic_retry on;" in text
 
 
+def test_alt_svc_names_every_http3_port_once_in_port_order() -> None:
+    data = edge(
+        [
+            {"address": "*", "port": 8443, "tls": True, "http3": True},
+            {"address": "*", "port": 443, "tls": True, "http3": True},
+            {"address": "127.0.0.1", "port": 9443, "tls": True},
+        ],
+        nginx={"version": "1.26.3", "http_v3": True},
+    )
+    plan = make_plan(spec_from_mapping(data))
+    assert plan.alt_svc is not None
+    assert plan.alt_svc.value == 'h3=":443"; ma=86400, h3=":8443"; ma=86400'
+    assert "UDP ports 443 and 8443" in plan.alt_svc.because
+    assert 'add_header Alt-Svc \'h3=":443"; ma=86400, h3=":8443"; ma=86400\' always;' in (
+        render_config(plan)
+    )
+
+
 # ------------------------------------------------------------------------------ node side
 def test_layout_lists_https_urls_sysctls_and_tls_files_with_modes() -> None:
     data = edge([{"address": "*", "port": 443, "tls": True}])

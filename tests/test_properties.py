@@ -173,6 +173,15 @@ def _edge(draw: st.DrawFn, data: dict[str, Any]) -> dict[str, Any]:
             }
         )
     data["tls"] = {"certificates": certificates, "redirect_http": draw(st.booleans())}
+    # OCSP stapling with the one resolver; not where a resolver would then follow an origin
+    # name next to others (refused) or an origin name with server parameters (refused).
+    workload = data["workload"]
+    names = [u for u in workload.get("upstreams", []) if u.startswith("o1.")]
+    if draw(st.booleans()) and (workload.get("resolver") or not names):
+        workload.setdefault("resolver", ["192.0.2.53"])
+        data["tls"]["ocsp_stapling"] = "on"
+        if draw(st.booleans()):
+            data["tls"]["trusted_certificate"] = "/etc/nginx/tls/chain.pem"
     return data
 
 

@@ -504,7 +504,6 @@ SAMPLES: dict[tuple[str | int, ...], object] = {
     ("workload", "upstreams"): ["o.example.net:80"],
     ("workload", "cache_key"): "$host$uri",
     ("workload", "inactive"): "1d",
-    ("workload", "resolver"): ["192.0.2.53"],
     ("tuning", "user"): "nginx",
     ("tuning", "worker_processes"): 2,
     ("tuning", "worker_connections"): 1024,
@@ -556,8 +555,10 @@ def test_every_optional_key_has_a_scope() -> None:
     optional = {("tuning", name) for name in Tuning.model_fields}
     optional |= {
         ("workload", name)
+        # resolver applies by a rule of its own (a host-name origin, or OCSP stapling):
+        # tests/test_addresses.py and tests/test_ocsp.py
         for name in Workload.model_fields
-        if name not in {"type", "avg_object_size"}
+        if name not in {"type", "avg_object_size", "resolver"}
     }
     optional |= {("cache", name) for name in CachePolicy.model_fields}
     optional |= {("origin", name) for name in Origin.model_fields}

@@ -37,7 +37,8 @@ from tpgen.plan.cachefiles import CacheTarget, cache_target
 from tpgen.plan.layout import DiskLayout, NodeLayout, node_layout
 from tpgen.plan.remap import Remap, compare
 from tpgen.render import render_config as _render
-from tpgen.spec.certs import certificate_problems
+from tpgen.spec.certs import certificate_facts, certificate_problems
+from tpgen.spec.facts import UNREAD, CertificateFacts
 from tpgen.spec.load import (
     LineMap,
     SpecDocument,
@@ -54,6 +55,7 @@ __all__ = [
     "SPLIT_STEPS",
     "BucketMap",
     "CacheTarget",
+    "CertificateFacts",
     "CheckResult",
     "DiskLayout",
     "LineMap",
@@ -92,15 +94,22 @@ __all__ = [
     "spec_from_mapping",
     "split_parts",
     "split_table",
+    "tls_file_facts",
     "tls_file_problems",
     "with_disk_states",
 ]
 
 
-def make_plan(spec: NodeSpec, source: str = "<spec>", lines: LineMap | None = None) -> Plan:
-    """The plan; a refusal names the line of its field when ``lines`` (from the loader) is given."""
+def make_plan(
+    spec: NodeSpec,
+    source: str = "<spec>",
+    lines: LineMap | None = None,
+    certificates: CertificateFacts = UNREAD,
+) -> Plan:
+    """The plan; a refusal names the line of its field when ``lines`` (from the loader) is given.
+    ``certificates``: what was read of the certificate files (tls_file_facts), if anything."""
     try:
-        return _plan.make_plan(spec, source)
+        return _plan.make_plan(spec, source, certificates=certificates)
     except SpecError as err:
         raise with_lines(err, source, lines or {}) from None
 
@@ -110,16 +119,24 @@ def make_plan(spec: NodeSpec, source: str = "<spec>", lines: LineMap | None = No
 Snippets = Literal["off", "present", "required"]
 
 
-def load_plan(path: str, snippets: Snippets = "off") -> Plan:
+def load_plan(path: str, snippets: Snippets = "off", *, tls_files: bool = False) -> Plan:
     """The plan of a spec file; every refusal names the file and the line of its field.
 
     ``snippets``: read the spec's extra include files and refuse what tpgen does not allow
-    in them (spec/snippets.py)."""
+    in them (spec/snippets.py). ``tls_files``: also read the certificate, key and ticket key
+    files where the spec says they are (on the node): refuse missing or mismatched ones, and
+    give the plan what the certificates say (their OCSP responders)."""
     document = read_spec_document(path)
     spec = spec_from_mapping(document.data, path, document.lines)
+    certificates = UNREAD
+    if tls_files:
+        problems = certificate_problems(spec)
+        if problems:
+            raise with_lines(SpecError(problems), path, document.lines)
+        certificates = certificate_facts(spec)
     # The raw path: the renderer's one escaping rule (nginx_literal "comment") makes it one
     # printable line in the header; escaping here too would double the backslashes.
-    plan = make_plan(spec, path, document.lines)
+    plan = make_plan(spec, path, document.lines, certificates)
     if snippets != "off":
         problems = snippet_problems(spec, plan.shadowed_by_tpgen, required=snippets == "required")
         if problems:
@@ -149,12 +166,16 @@ def _key_bytes(key: str) -> bytes:
 
 def check_tls_files(path: str) -> None:
     """Refuse a spec whose certificate, key or ticket key files are missing here or do not
-    match (SpecError, exit 2): run on the node, or where copies sit at the same paths."""
-    document = read_spec_document(path)
-    spec = spec_from_mapping(document.data, path, document.lines)
-    problems = certificate_problems(spec)
-    if problems:
-        raise with_lines(SpecError(problems), path, document.lines)
+    match, or whose plan cannot be made with what the certificates say (SpecError, exit 2):
+    run on the node, or where copies sit at the same paths."""
+    load_plan(path, tls_files=True)
+
+
+def tls_file_facts(spec: NodeSpec, files: Mapping[str, str]) -> CertificateFacts:
+    """What the certificates say (their OCSP responders), read from where ``files`` (node path
+    → local path: the controller's copies, or copies fetched from the node) says they are; a
+    certificate it leaves out stays unknown."""
+    return certificate_facts(spec, files.get)
 
 
 def tls_file_problems(

@@ -16,7 +16,13 @@ from tpgen.errors import NginxUnavailable
 from tpgen.files import read_regular_file
 from tpgen.plan.types import CacheZone, Decision, Plan, ServerPlan, TlsPolicy, Upstream
 from tpgen.render import nginx_literal, render_config
-from tpgen.spec.certs import write_throwaway_pair, write_throwaway_ticket_key
+from tpgen.spec.certs import (
+    THROWAWAY_OCSP_URL,
+    throwaway_issuer,
+    write_throwaway_issuer,
+    write_throwaway_pair,
+    write_throwaway_ticket_key,
+)
 from tpgen.spec.edge import HTTP2_DIRECTIVE_SINCE
 from tpgen.spec.model import is_ip_host
 from tpgen.spec.snippets import SNIPPET_LIMIT
@@ -121,10 +127,14 @@ def _moved_server(server: ServerPlan, prefix: str) -> ServerPlan:
 
 
 def _moved_tls(tls: TlsPolicy | None, prefix: str) -> TlsPolicy | None:
-    if tls is None or tls.ticket_keys is None:
+    if tls is None:
         return tls
-    keys = tuple(prefix.rstrip("/") + path for path in tls.ticket_keys.value)
-    return replace(tls, ticket_keys=replace(tls.ticket_keys, value=keys))
+    if tls.ticket_keys is not None:
+        keys = tuple(prefix.rstrip("/") + path for path in tls.ticket_keys.value)
+        tls = replace(tls, ticket_keys=replace(tls.ticket_keys, value=keys))
+    if tls.trusted_certificate is not None:
+        tls = replace(tls, trusted_certificate=_moved(tls.trusted_certificate, prefix))
+    return tls
 
 
 def _moved_paths(
@@ -148,12 +158,22 @@ def copy_snippets(
 
 
 def write_tls_files(plan: Plan) -> None:
-    """Throwaway certificates, keys and ticket keys where the rebased config names them."""
+    """Throwaway certificates, keys and ticket keys where the rebased config names them: each
+    certificate signed by a throwaway CA (written as its chain, and as the trusted certificates
+    where the config names them), with an OCSP responder where its server staples, so nginx -t
+    loads the stapling as it would on the node."""
+    issuer = throwaway_issuer()
     for server in plan.servers:
         if server.certificate and server.certificate_key:
             write_throwaway_pair(
-                Path(server.certificate.value), Path(server.certificate_key.value), server.names
+                Path(server.certificate.value),
+                Path(server.certificate_key.value),
+                server.names,
+                issuer=issuer,
+                ocsp_url=THROWAWAY_OCSP_URL if server.staples else None,
             )
+    if plan.tls and plan.tls.trusted_certificate:
+        write_throwaway_issuer(Path(plan.tls.trusted_certificate.value), issuer)
     for path in plan.tls.ticket_keys.value if plan.tls and plan.tls.ticket_keys else ():
         write_throwaway_ticket_key(Path(path))
 

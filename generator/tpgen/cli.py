@@ -124,13 +124,27 @@ def cli(debug: bool) -> None:
     type=click.Path(),
     help="Print a unified diff against FILE; exit 1 if it differs. Writes nothing.",
 )
-def render(spec: str, output: str | None, check: bool, diff_against: str | None) -> int:
+@click.option(
+    "--tls-files",
+    is_flag=True,
+    help="Read the certificate and key files SPEC names (on the node): refuse missing or "
+    "mismatched ones, and staple OCSP where a certificate names a responder "
+    "(tls.ocsp_stapling: auto).",
+)
+def render(
+    spec: str, output: str | None, check: bool, diff_against: str | None, tls_files: bool
+) -> int:
     """Render SPEC to nginx.conf."""
     from tpgen.commands.render import render as command
 
     return _run(
         lambda console: command(
-            spec, output=output, check=check, diff_against=diff_against, console=console
+            spec,
+            output=output,
+            check=check,
+            diff_against=diff_against,
+            tls_files=tls_files,
+            console=console,
         )
     )
 
@@ -140,8 +154,9 @@ def render(spec: str, output: str | None, check: bool, diff_against: str | None)
 @click.option(
     "--tls-files",
     is_flag=True,
-    help="Also read the certificate and key files SPEC names (on the node): each must exist "
-    "and each key must belong to its certificate.",
+    help="Also read the certificate and key files SPEC names (on the node): each must exist, "
+    "each key must belong to its certificate, and tls.ocsp_stapling: on needs an OCSP "
+    "responder in each certificate.",
 )
 @click.option(
     "--extra-files",

@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ansible import constants as C
@@ -15,10 +17,11 @@ from ansible.module_utils.common.text.converters import to_bytes
 from ansible.plugins.action import ActionBase
 
 # Arguments this plugin consumes; everything else goes to the copy action untouched.
-_OWN_ARGS = ("spec", "dest", "previous", "source", "render_only")
+_OWN_ARGS = ("spec", "dest", "previous", "source", "render_only", "tls_files")
 
 _ARGUMENT_SPEC: dict[str, Any] = {
     "spec": {"type": "dict", "required": True},
+    "tls_files": {"type": "dict", "default": {}},
     "dest": {"type": "path"},
     "previous": {"type": "path"},
     "source": {"type": "str"},
@@ -45,16 +48,29 @@ def _import_tpgen() -> Any:
     return api
 
 
-def render(spec: dict[str, Any], source: str) -> dict[str, Any]:
+def render(
+    spec: dict[str, Any],
+    source: str,
+    certificates: Callable[[Any], Mapping[str, str]] | None = None,
+) -> dict[str, Any]:
     """Render a spec mapping with tpgen; raise tpgen's SpecError when the spec is invalid.
 
+    ``certificates``: given the parsed spec, where its certificate files can be read here
+    (node path -> local path); the plan learns what they say (their OCSP responders).
     Returns the config text and the node layout of its plan (a JSON-safe dict).
     """
     api = _import_tpgen()
     node_spec = api.spec_from_mapping(api.plain_data(spec), source=source)
-    plan = api.make_plan(node_spec, source)
+    files = certificates(node_spec) if certificates is not None else {}
+    plan = api.make_plan(node_spec, source, certificates=api.tls_file_facts(node_spec, files))
     text = api.render_config(plan, source)
     return {"text": text, "layout": api.node_layout(plan, text).to_dict()}
+
+
+def _may_staple(node_spec: Any) -> bool:
+    """Only OCSP stapling reads the certificates: no tls, stapling off or no resolver, none."""
+    tls = node_spec.tls
+    return tls is not None and tls.ocsp_stapling != "off" and bool(node_spec.workload.resolver)
 
 
 class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no type hints
@@ -76,8 +92,15 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no t
         except RuntimeError as exc:
             return {**result, "failed": True, "msg": str(exc)}
 
+        local_tempdir = tempfile.mkdtemp(dir=C.DEFAULT_LOCAL_TMP)
         try:
-            rendered = render(args["spec"], source)
+            rendered = render(
+                args["spec"],
+                source,
+                lambda node_spec: self._certificates(
+                    node_spec, args["tls_files"], task_vars, local_tempdir
+                ),
+            )
         except api.SpecError as exc:
             problems = str(exc).splitlines()
             return {
@@ -86,6 +109,9 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no t
                 "msg": "tpgen rejected the spec (nothing was changed on the node):\n" + str(exc),
                 "tpgen_errors": problems,
             }
+        finally:
+            shutil.rmtree(to_bytes(local_tempdir, errors="surrogate_or_strict"))
+            self._remove_tmp_path(self._connection._shell.tmpdir)
 
         text, layout = rendered["text"], rendered["layout"]
         result.update(
@@ -105,6 +131,37 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no t
             return self._install(result, text, dest, args["previous"], task_vars)
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
+
+    def _certificates(
+        self,
+        node_spec: Any,
+        tls_files: Mapping[str, Any],
+        task_vars: dict[str, Any],
+        local_tempdir: str,
+    ) -> dict[str, str]:
+        """Where each certificate of the spec can be read on the controller: its copy named in
+        ``tls_files``, else the node's file fetched with slurp (certificates are public; keys
+        are never read). A certificate that is on neither stays unknown to the plan."""
+        if not _may_staple(node_spec):
+            return {}
+        found: dict[str, str] = {}
+        for index, certificate in enumerate(node_spec.tls.certificates):
+            path = certificate.cert
+            if path in tls_files:
+                found[path] = str(tls_files[path])
+                continue
+            fetched = self._execute_module(
+                module_name="ansible.legacy.slurp",
+                module_args={"src": path},
+                task_vars=task_vars,
+            )
+            if fetched.get("failed") or "content" not in fetched:
+                continue
+            local = os.path.join(local_tempdir, f"certificate-{index}.pem")
+            with open(to_bytes(local, errors="surrogate_or_strict"), "wb") as handle:
+                handle.write(base64.b64decode(fetched["content"]))
+            found[path] = local
+        return found
 
     def _install(
         self,

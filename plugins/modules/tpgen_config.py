@@ -36,6 +36,14 @@ options:
     description: Only render on the controller (validates the spec); touch nothing on the node.
     type: bool
     default: false
+  tls_files:
+    description:
+      - Controller copies of the spec's certificate files, node path to controller path. With
+        OCSP stapling not off and a resolver in the spec, tpgen reads each certificate from its
+        copy here, or else from the node (fetched like C(slurp); keys are never read), so that
+        C(tls.ocsp_stapling=auto) staples where a certificate names an OCSP responder.
+    type: dict
+    default: {}
   validate:
     description: Command run on the node against the temporary copy, C(%s) being its path.
     type: str

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 import yaml
 from ansible.utils.hashing import checksum_s
-from tpgen.api import make_plan, node_layout, render_config, spec_from_mapping
+from tpgen.api import make_plan, node_layout, render_config, spec_from_mapping, tls_file_facts
+from tpgen.spec.certs import write_throwaway_pair
 
 from tests.ansible.conftest import ansible_tool, run_ansible
 
@@ -54,6 +55,7 @@ def apply(
     validate: str = "/bin/grep -q thread_pool %s",
     check: bool = False,
     render_only: bool = False,
+    tls_files: dict[str, str] | None = None,
 ) -> tuple[dict[str, Any], str]:
     """Run tpgen_config once; return its registered result and the playbook output."""
     out = tmp_path / "result.json"
@@ -75,6 +77,7 @@ def apply(
                                 "previous": str(tmp_path / "etc" / "nginx.conf.tpgen-prev"),
                                 "validate": validate,
                                 "render_only": render_only,
+                                "tls_files": tls_files or {},
                             },
                             "register": "result",
                             "ignore_errors": True,
@@ -203,3 +206,34 @@ def test_a_config_the_node_rejects_is_not_installed(tmp_path: Path, etc: Path) -
     assert "was not changed" in result["msg"]
     assert "nginx: [emerg] rejected by the test" in result["msg"]
     assert (etc / "nginx.conf").read_text() == "# live\n"
+
+
+def test_ocsp_stapling_follows_the_certificates_read_on_the_node_or_from_copies(
+    tmp_path: Path,
+) -> None:
+    """tls.ocsp_stapling: auto staples when the certificate names a responder: the plugin reads
+    the certificate from the node (slurp), or from its controller copy in tls_files."""
+    cert, key = tmp_path / "node" / "edge.crt", tmp_path / "node" / "edge.key"
+    write_throwaway_pair(cert, key, ("edge.example",), ocsp_url="http://127.0.0.1/")
+    spec = make_spec(tmp_path, port=28443)
+    spec["workload"]["resolver"] = ["127.0.0.1"]
+    spec["listen"] = {"address": "127.0.0.1", "port": 28443, "tls": True}
+    spec["tls"] = {"certificates": [{"cert": str(cert), "key": str(key)}]}
+    source = "tpgen_spec of localhost"
+    parsed = spec_from_mapping(spec, source)
+    facts = tls_file_facts(parsed, {str(cert): str(cert)})
+    stapled = render_config(make_plan(parsed, source, certificates=facts), source)
+    assert "ssl_stapling on;" in stapled and "ssl_stapling on;" not in expected_text(spec)
+    result, output = apply(tmp_path, spec, render_only=True)
+    assert result["tpgen_checksum"] == checksum_s(stapled)
+    assert "BEGIN" not in output
+    # The node has no such file; the controller copy says the same.
+    spec["tls"]["certificates"][0]["cert"] = "/nonexistent/tpgen/edge.crt"
+    result, _ = apply(tmp_path, spec, render_only=True)
+    assert result["tpgen_checksum"] == checksum_s(expected_text(spec)), "unknown: no stapling"
+    result, _ = apply(
+        tmp_path, spec, render_only=True, tls_files={"/nonexistent/tpgen/edge.crt": str(cert)}
+    )
+    assert result["tpgen_checksum"] == checksum_s(
+        stapled.replace(str(cert), "/nonexistent/tpgen/edge.crt")
+    )

@@ -73,7 +73,12 @@ REFUSED: dict[str, list[str]] = {
         "(y M w d h m s), e.g. 12h, 7d, 1h30m"
     ],
     "fractional-cores": ["9: node.cores: 2.5 is not a whole number: write e.g. 4"],
-    "port-out-of-range": ["9: listen.port: 70000 is too large: write 65535 or less"],
+    "port-out-of-range": ["9: listen.0.port: 70000 is too large: write 65535 or less"],
+    "http3-without-v3": [
+        "10: listen.0.http3: needs an nginx built with --with-http_v3_module (nginx ≥ 1.25; "
+        "Debian 13's has it, Debian 12's has not): set nginx.http_v3: true if `nginx -V` shows "
+        "it, or remove http3"
+    ],
     "Edge_01": [f"11: node.name: 'Edge_01' {NOT_ALLOWED} {PATTERN_HOST})"],
     "unknown-tuning-key": [
         "13: tuning.threads: unknown key: remove it or check its spelling (see `tpgen schema`)"

@@ -19,15 +19,17 @@ def render(
     output: str | None = None,
     check: bool = True,
     diff_against: str | None = None,
+    tls_files: bool = False,
     console: Console = STANDARD,
 ) -> int:
-    """Render ``spec``; 0 written (or equal to ``diff_against``), 1 differs.
+    """Render ``spec``; 0 written (or equal to ``diff_against``), 1 differs. ``tls_files``: read
+    the certificate files it names (on the node), so the plan knows what they say.
 
     Raises ConfigRejected (1) when nginx -t refuses the config, BadInput (2) for bad input.
     """
     # The check puts every extra snippet into nginx -t: each must be here. Without it, those
     # that are here are checked (a controller renders without the node's files).
-    plan = load_plan(spec, "required" if check else "present")
+    plan = load_plan(spec, "required" if check else "present", tls_files=tls_files)
     text = render_config(plan)
     if check:
         result = check_plan(plan)

@@ -22,7 +22,7 @@ from typing import Any
 from tpgen.errors import SpecError
 from tpgen.plan.cache import keys_zone_budget
 from tpgen.plan.disks import disk_plans
-from tpgen.plan.endpoints import origin_fields, server_fields
+from tpgen.plan.endpoints import origin_fields, resolver_fields, server_fields
 from tpgen.plan.extra import extra_fields
 from tpgen.plan.io import (
     directio_fields,
@@ -43,6 +43,7 @@ from tpgen.plan.sysctls import sysctl_fields
 from tpgen.plan.tls import tls_fields
 from tpgen.plan.types import CacheZone, Decision, DiskPlan, Plan, ThreadPool, Upstream
 from tpgen.plan.workers import event_fields, worker_count
+from tpgen.spec.facts import UNREAD, CertificateFacts
 from tpgen.spec.load import LineMap, with_lines
 from tpgen.spec.model import NodeSpec
 
@@ -58,16 +59,23 @@ __all__ = [
 ]
 
 
-def make_plan(spec: NodeSpec, source: str = "<spec>", lines: LineMap | None = None) -> Plan:
+def make_plan(
+    spec: NodeSpec,
+    source: str = "<spec>",
+    lines: LineMap | None = None,
+    certificates: CertificateFacts = UNREAD,
+) -> Plan:
     """Apply every rule of DESIGN §4 to a validated spec. A refusal is a SpecError whose
-    problems name ``source`` and, given the loader's ``lines``, the line of their field."""
+    problems name ``source`` and, given the loader's ``lines``, the line of their field.
+    ``certificates``: what was read of the spec's certificate files (spec/certs.py); the plan
+    reads no file itself."""
     try:
-        return _assemble(spec, source)
+        return _assemble(spec, source, certificates)
     except SpecError as err:
         raise with_lines(err, source, lines or {}) from None
 
 
-def _assemble(spec: NodeSpec, source: str) -> Plan:
+def _assemble(spec: NodeSpec, source: str, certificates: CertificateFacts) -> Plan:
     open_files = open_file_cache_max(spec)
     limits = check_node_limits(spec, open_files, source)
     split = split_fields(spec)
@@ -92,18 +100,22 @@ def _assemble(spec: NodeSpec, source: str) -> Plan:
         **origin_fields(spec),
         **origin_policy_fields(spec),
         **server_fields(spec),
-        **_edge_fields(spec, limits),
+        **_edge_fields(spec, limits, certificates),
         **extra_fields(spec),
     )
 
 
-def _edge_fields(spec: NodeSpec, limits: NodeLimits) -> dict[str, Any]:
-    """Listens, TLS and the kernel settings they need (issue 12)."""
+def _edge_fields(
+    spec: NodeSpec, limits: NodeLimits, certificates: CertificateFacts
+) -> dict[str, Any]:
+    """Listens, TLS, the resolver (origin names, OCSP) and the kernel settings (issue 12)."""
     workers = worker_count(spec)
     connections, nofile = limits.connections.value, limits.nofile.value
     listens = listen_fields(spec, workers, connections)
+    tls = tls_fields(spec, workers, connections, certificates)
     return {
         **listens,
-        **tls_fields(spec, workers, connections),
+        **tls,
+        **resolver_fields(spec, tls.get("servers", ())),
         **sysctl_fields(spec, workers, nofile, listens["backlog"].value),
     }

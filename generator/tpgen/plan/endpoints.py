@@ -11,8 +11,9 @@ from tpgen.plan.defaults import (
     STATUS_LOCATION,
 )
 from tpgen.plan.origins import upstream_keepalive, with_server_options
-from tpgen.plan.types import Decision, Upstream
+from tpgen.plan.types import Decision, ServerPlan, Upstream
 from tpgen.spec.model import NodeSpec, is_ip_host
+from tpgen.spec.validate import origin_follows_dns
 
 
 def _address(address: str, port: int) -> str:
@@ -41,15 +42,10 @@ def server_fields(spec: NodeSpec) -> dict[str, Any]:
 def _origin_name(spec: NodeSpec) -> Decision[str] | None:
     """With a resolver, a host-name origin goes through a variable: nginx resolves it while it
     runs. Without one, names stay in the upstream group, resolved at start (docs/spec.md)."""
-    upstreams = spec.workload.upstreams
-    if (
-        not spec.workload.resolver
-        or len(upstreams) != 1
-        or is_ip_host(upstreams[0].rpartition(":")[0])
-    ):
+    if not origin_follows_dns(spec):
         return None
     return Decision(
-        upstreams[0],
+        spec.workload.upstreams[0],
         "a host name in an upstream block is resolved once, at start; through a variable "
         "and workload.resolver nginx follows the name's DNS records (their TTL) while it runs",
     )
@@ -70,11 +66,7 @@ def origin_fields(spec: NodeSpec) -> dict[str, Any]:
         return {}
     name = _origin_name(spec)
     if name is not None:
-        resolver = tuple(_resolver(a) for a in spec.workload.resolver)
-        return {
-            "origin_name": name,
-            "resolver_addresses": Decision(resolver, "workload.resolver in the spec"),
-        }
+        return {"origin_name": name}
     servers = with_server_options(tuple(_upstream(u) for u in spec.workload.upstreams), spec)
     named = not all(is_ip_host(s.host) for s in servers)
     return {
@@ -85,4 +77,21 @@ def origin_fields(spec: NodeSpec) -> dict[str, Any]:
             else "IP addresses: one group with a keepalive pool; no DNS involved",
         ),
         "upstream_keepalive": upstream_keepalive(spec),
+    }
+
+
+def resolver_fields(spec: NodeSpec, servers: tuple[ServerPlan, ...]) -> dict[str, Any]:
+    """The one resolver, for whatever asks DNS while nginx runs; none when nothing does."""
+    uses = []
+    if origin_follows_dns(spec):
+        uses.append("the origin's host name, followed while nginx runs")
+    if any(server.staples for server in servers):
+        uses.append("the OCSP responders' names (ssl_stapling)")
+    if not uses:
+        return {}
+    resolver = tuple(_resolver(a) for a in spec.workload.resolver)
+    return {
+        "resolver_addresses": Decision(
+            resolver, f"workload.resolver in the spec, asked for {' and '.join(uses)}"
+        )
     }

@@ -114,10 +114,12 @@ def _http3_fields(spec: NodeSpec) -> dict[str, Any]:
     ports = sorted({listen.port for listen in spec.listen if listen.http3})
     if not ports:
         return {}
+    shown = ("ports " if len(ports) > 1 else "port ") + " and ".join(map(str, ports))
     return {
         "alt_svc": Decision(
-            f'h3=":{ports[0]}"; ma={ALT_SVC_MAX_AGE}',
-            "tells HTTP/1.1 and HTTP/2 clients that HTTP/3 answers on this UDP port, for a day",
+            ", ".join(f'h3=":{port}"; ma={ALT_SVC_MAX_AGE}' for port in ports),
+            f"tells HTTP/1.1 and HTTP/2 clients that HTTP/3 answers on UDP {shown}, for a "
+            "day (one alternative per QUIC port, RFC 7838)",
         ),
         "quic_retry": Decision(
             QUIC_RETRY,

@@ -4,8 +4,10 @@ certificate."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
+from tpgen.errors import Problem, SpecError, problem
 from tpgen.plan.defaults import (
     HSTS,
     TLS_CIPHERS,
@@ -17,7 +19,8 @@ from tpgen.plan.defaults import (
     TLS_SESSIONS_PER_MB,
 )
 from tpgen.plan.types import Decision, ServerPlan, TlsPolicy
-from tpgen.spec.model import NodeSpec, Tls
+from tpgen.spec.facts import UNREAD, CertificateFacts
+from tpgen.spec.model import Certificate, NodeSpec, Tls
 
 MIB = 1 << 20
 
@@ -55,6 +58,81 @@ def _tickets(tls: Tls) -> tuple[Decision[str], Decision[tuple[str, ...]] | None]
     )
 
 
+Stapling = tuple[Decision[str], Decision[str] | None]
+
+
+def _verify(tls: Tls) -> Decision[str]:
+    if tls.trusted_certificate is not None:
+        return Decision(
+            "on",
+            "tls.trusted_certificate holds the issuers and root: nginx checks the CA's "
+            "answer before it staples it",
+        )
+    return Decision(
+        "off",
+        "no tls.trusted_certificate: nginx cannot verify the answer without the issuers and "
+        "root as trusted certificates, and would staple nothing; the client verifies the "
+        "stapled answer itself",
+    )
+
+
+def stapling_for(
+    spec: NodeSpec, tls: Tls, index: int, facts: CertificateFacts
+) -> Stapling | Problem:
+    """ssl_stapling of the server of tls.certificates.INDEX, from tls.ocsp_stapling, the
+    resolver and what its certificate says (when it was read), or why ``on`` cannot be."""
+    cert = tls.certificates[index].cert
+    urls = facts.ocsp(index)
+    mode = tls.ocsp_stapling
+    if mode == "off":
+        return Decision("off", "tls.ocsp_stapling: off in the spec"), None
+    if not spec.workload.resolver:  # `on` without one is refused with the spec
+        return (
+            Decision(
+                "off",
+                "no workload.resolver: nginx could not look up the OCSP responder while it "
+                "runs; clients ask the CA themselves",
+            ),
+            None,
+        )
+    if urls == () and mode == "on":
+        return problem(
+            ("tls", "certificates", index, "cert"),
+            f"{cert} names no OCSP responder (no OCSP URL in its Authority Information "
+            "Access), so nginx has nothing to staple: set tls.ocsp_stapling: auto or off",
+        )
+    if urls == ():
+        return (
+            Decision("off", f"{cert} names no OCSP responder (no OCSP URL): nothing to staple"),
+            None,
+        )
+    if urls is None and mode == "auto":
+        return (
+            Decision(
+                "off",
+                f"auto, and {cert} was not read here, so whether it names an OCSP responder "
+                "is unknown: `tpgen render --tls-files` on the node (or the nginx_tpconfig "
+                "role, from nginx_tpconfig_tls_files) reads it",
+            ),
+            None,
+        )
+    because = (
+        f"{cert} names its OCSP responder ({urls[0]})"
+        if urls
+        else f"tls.ocsp_stapling: on ({cert} was not read here; `--tls-files` refuses it if "
+        "it names no OCSP responder)"
+    )
+    return (
+        Decision(
+            "on",
+            f"{because} and workload.resolver is set: nginx fetches the CA's answer and "
+            "staples it to the handshake, so a client need not ask the CA (one round trip "
+            "less, and the CA does not learn who visits)",
+        ),
+        _verify(tls),
+    )
+
+
 def tls_policy(spec: NodeSpec, tls: Tls, workers: int, connections: int) -> TlsPolicy:
     tickets, keys = _tickets(tls)
     return TlsPolicy(
@@ -81,25 +159,45 @@ def tls_policy(spec: NodeSpec, tls: Tls, workers: int, connections: int) -> TlsP
     )
 
 
-def _server(index: int, names: tuple[str, ...], cert: str, key: str) -> ServerPlan:
+def _server(index: int, certificate: Certificate, stapling: Stapling) -> ServerPlan:
     return ServerPlan(
         index=index,
-        names=names,
-        certificate=Decision(cert, f"tls.certificates.{index}.cert in the spec"),
-        certificate_key=Decision(key, f"tls.certificates.{index}.key in the spec"),
+        names=tuple(certificate.server_names),
+        certificate=Decision(certificate.cert, f"tls.certificates.{index}.cert in the spec"),
+        certificate_key=Decision(certificate.key, f"tls.certificates.{index}.key in the spec"),
+        ocsp_stapling=stapling[0],
+        ocsp_stapling_verify=stapling[1],
     )
 
 
-def tls_fields(spec: NodeSpec, workers: int, connections: int) -> dict[str, Any]:
-    """The TLS policy and one server block per certificate (the first is the default)."""
+def tls_fields(
+    spec: NodeSpec, workers: int, connections: int, facts: CertificateFacts = UNREAD
+) -> dict[str, Any]:
+    """The TLS policy and one server block per certificate (the first is the default).
+    ``facts``: what was read of the certificate files (their OCSP responders), if anything."""
     if spec.tls is None:
         return {}
+    found = [stapling_for(spec, spec.tls, i, facts) for i in range(len(spec.tls.certificates))]
+    refused = [item for item in found if isinstance(item, Problem)]
+    if refused:
+        raise SpecError(refused)
+    stapling = [item for item in found if not isinstance(item, Problem)]
     servers = tuple(
-        _server(index, tuple(c.server_names), c.cert, c.key)
-        for index, c in enumerate(spec.tls.certificates)
+        _server(index, certificate, stapling[index])
+        for index, certificate in enumerate(spec.tls.certificates)
     )
+    policy = tls_policy(spec, spec.tls, workers, connections)
+    if spec.tls.trusted_certificate is not None:
+        policy = replace(
+            policy,
+            trusted_certificate=Decision(
+                spec.tls.trusted_certificate,
+                "tls.trusted_certificate in the spec: the issuers and root nginx verifies "
+                "the OCSP answers with",
+            ),
+        )
     return {
-        "tls": tls_policy(spec, spec.tls, workers, connections),
+        "tls": policy,
         "servers": servers,
         "hsts": Decision(
             HSTS,

@@ -180,6 +180,9 @@ class TlsPolicy:
     ticket_keys: Decision[tuple[str, ...]] | None = field(
         default=None, metadata=feeds("ssl_session_ticket_key", "words")
     )
+    trusted_certificate: Decision[str] | None = field(
+        default=None, metadata=feeds("ssl_trusted_certificate")
+    )
 
     @property
     def label(self) -> str:
@@ -196,6 +199,14 @@ class ServerPlan:
     certificate_key: Decision[str] | None = field(
         default=None, metadata=feeds("ssl_certificate_key")
     )
+    ocsp_stapling: Decision[str] | None = field(default=None, metadata=feeds("ssl_stapling"))
+    ocsp_stapling_verify: Decision[str] | None = field(
+        default=None, metadata=feeds("ssl_stapling_verify")
+    )
+
+    @property
+    def staples(self) -> bool:
+        return self.ocsp_stapling is not None and self.ocsp_stapling.value == "on"
 
     @property
     def label(self) -> str:
@@ -360,9 +371,6 @@ class Plan:
     origin_name: Decision[str] | None = field(
         default=None, metadata=feeds("set $tpgen_origin (proxy_pass)")
     )
-    resolver_addresses: Decision[tuple[str, ...]] | None = field(
-        default=None, metadata=feeds("resolver", "words")
-    )
     origin_scheme: Decision[str] | None = field(default=None, metadata=feeds("proxy_pass scheme"))
     proxy_next_upstream: Decision[tuple[str, ...]] | None = field(
         default=None, metadata=feeds("proxy_next_upstream", "words")
@@ -390,6 +398,10 @@ class Plan:
     )
     proxy_ssl_verify_depth: Decision[int] | None = field(
         default=None, metadata=feeds("proxy_ssl_verify_depth")
+    )
+    # DNS while nginx runs: the origin's name, the OCSP responders
+    resolver_addresses: Decision[tuple[str, ...]] | None = field(
+        default=None, metadata=feeds("resolver", "words")
     )
     extra_http: Decision[tuple[str, ...]] | None = field(
         default=None, metadata=feeds("include (extra.http)", "words")

@@ -1,5 +1,6 @@
 """The certificate files a spec names: do they exist, and does each key belong to its
-certificate? And, for the offline check, throwaway files of the same shape.
+certificate? What do they say that the plan needs (their OCSP responders: CertificateFacts)?
+And, for the offline check, throwaway files of the same shape.
 
 The node's files are checked where they are (``tpgen validate --tls-files`` on the node, or on a
 controller that holds copies: ``locate`` maps a node path to the file to read).
@@ -10,21 +11,27 @@ from __future__ import annotations
 import datetime
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from cryptography.x509.oid import AuthorityInformationAccessOID, NameOID
 
 from tpgen.errors import FileRefused, Problem, problem
 from tpgen.files import read_regular_file
+from tpgen.spec.facts import UNREAD, CertificateFacts
 from tpgen.spec.model import Certificate, NodeSpec
 
 # A PEM chain or key is a few KiB; nothing a node serves comes near this.
 PEM_LIMIT = 1 << 20
 # nginx reads 80-byte ticket key files (AES-256) or 48-byte ones (AES-128).
 TICKET_KEY_BYTES = 80
+# The OCSP responder of the offline check's throwaway certificates. nginx resolves the
+# responder's host when it loads the config (a name that does not resolve turns stapling off
+# with a warning), so an address: loopback, which nginx -t never asks.
+THROWAWAY_OCSP_URL = "http://127.0.0.1/"
 
 
 def _public_der(key: object) -> bytes:
@@ -80,6 +87,23 @@ def _pair_problems(
         )
 
 
+def _trusted_problems(path: str | None, locate: Callable[[str], str]) -> Iterator[Problem]:
+    if path is None:
+        return
+    where = ("tls", "trusted_certificate")
+    try:
+        data = read_regular_file(locate(path), PEM_LIMIT)
+    except FileRefused as err:
+        yield problem(
+            where, f"{shown_path(path, locate)}: {err.message}: put the file there or fix the path"
+        )
+        return
+    try:
+        x509.load_pem_x509_certificates(data)
+    except ValueError:
+        yield problem(where, f"{path} is not a PEM file of certificates (the issuers and the root)")
+
+
 def certificate_problems(
     spec: NodeSpec, locate: Callable[[str], str] = lambda path: path
 ) -> list[Problem]:
@@ -89,6 +113,7 @@ def certificate_problems(
     problems: list[Problem] = []
     for index, certificate in enumerate(spec.tls.certificates):
         problems.extend(_pair_problems(index, certificate, locate))
+    problems.extend(_trusted_problems(spec.tls.trusted_certificate, locate))
     for index, path in enumerate(spec.tls.ticket_keys):
         try:
             size = len(read_regular_file(locate(path), PEM_LIMIT))
@@ -106,6 +131,40 @@ def certificate_problems(
                 )
             )
     return problems
+
+
+def ocsp_urls(cert: x509.Certificate) -> tuple[str, ...]:
+    """The OCSP responders the certificate names (its Authority Information Access)."""
+    try:
+        access = cert.extensions.get_extension_for_class(x509.AuthorityInformationAccess).value
+    except x509.ExtensionNotFound:
+        return ()
+    return tuple(
+        str(item.access_location.value)
+        for item in access
+        if item.access_method == AuthorityInformationAccessOID.OCSP
+        and isinstance(item.access_location, x509.UniformResourceIdentifier)
+    )
+
+
+def certificate_facts(
+    spec: NodeSpec, locate: Callable[[str], str | None] = lambda path: path
+) -> CertificateFacts:
+    """What the plan needs to know of each certificate (its OCSP responders), read from where
+    ``locate`` says the file is; None from ``locate``, or a file that cannot be read as a
+    certificate (certificate_problems says why), leaves that certificate's facts unknown."""
+    if spec.tls is None:
+        return UNREAD
+    found: list[tuple[str, ...] | None] = []
+    for certificate in spec.tls.certificates:
+        path = locate(certificate.cert)
+        try:
+            data = read_regular_file(path, PEM_LIMIT) if path is not None else None
+            cert = x509.load_pem_x509_certificate(data) if data is not None else None
+        except (FileRefused, ValueError):
+            cert = None
+        found.append(None if cert is None else ocsp_urls(cert))
+    return CertificateFacts(tuple(found))
 
 
 def _write_private(path: Path, data: bytes) -> None:
@@ -130,26 +189,80 @@ def _throwaway_key(path: Path) -> ec.EllipticCurvePrivateKey:
     return key
 
 
-def write_throwaway_pair(cert_path: Path, key_path: Path, names: tuple[str, ...]) -> None:
-    """A self-signed certificate for ``names`` and its key, valid for a day: what nginx -t
-    needs to load the config, made on the spot so no real key leaves the node."""
-    key = _throwaway_key(key_path)
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "tpgen offline check")])
+@dataclass(frozen=True)
+class ThrowawayIssuer:
+    """A CA made for one offline check: it signs the throwaway certificates, so nginx finds
+    each one's issuer (in the chain, or in ssl_trusted_certificate) as it does on the node."""
+
+    cert: x509.Certificate
+    key: ec.EllipticCurvePrivateKey
+
+    @property
+    def pem(self) -> bytes:
+        return self.cert.public_bytes(serialization.Encoding.PEM)
+
+
+def _builder(
+    subject: x509.Name, issuer: x509.Name, public: ec.EllipticCurvePublicKey
+) -> x509.CertificateBuilder:
     now = datetime.datetime.now(datetime.UTC)
-    sans = [x509.DNSName(name) for name in names] or [x509.DNSName("localhost")]
-    cert = (
+    return (
         x509.CertificateBuilder()
         .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
+        .issuer_name(issuer)
+        .public_key(public)
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+    )
+
+
+def throwaway_issuer() -> ThrowawayIssuer:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "tpgen offline check CA")])
+    cert = (
+        _builder(name, name, key.public_key())
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
         .sign(key, hashes.SHA256())
     )
+    return ThrowawayIssuer(cert, key)
+
+
+def write_throwaway_pair(
+    cert_path: Path,
+    key_path: Path,
+    names: tuple[str, ...],
+    *,
+    issuer: ThrowawayIssuer | None = None,
+    ocsp_url: str | None = None,
+) -> None:
+    """A certificate for ``names`` and its key, valid for a day: what nginx -t needs to load
+    the config, made on the spot so no real key leaves the node. Self-signed, or signed by
+    ``issuer`` and written as a chain (the certificate, then the issuer's); ``ocsp_url`` names
+    an OCSP responder, so ssl_stapling has the URL it needs."""
+    key = _throwaway_key(key_path)
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "tpgen offline check")])
+    sans = [x509.DNSName(name) for name in names] or [x509.DNSName("localhost")]
+    builder = _builder(
+        subject, issuer.cert.subject if issuer else subject, key.public_key()
+    ).add_extension(x509.SubjectAlternativeName(sans), critical=False)
+    if ocsp_url is not None:
+        responder = x509.AccessDescription(
+            AuthorityInformationAccessOID.OCSP, x509.UniformResourceIdentifier(ocsp_url)
+        )
+        builder = builder.add_extension(
+            x509.AuthorityInformationAccess([responder]), critical=False
+        )
+    cert = builder.sign(issuer.key if issuer else key, hashes.SHA256())
     cert_path.parent.mkdir(parents=True, exist_ok=True)
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    chain = issuer.pem if issuer else b""
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM) + chain)
+
+
+def write_throwaway_issuer(path: Path, issuer: ThrowawayIssuer) -> None:
+    """The throwaway CA where the config names its trusted certificates."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(issuer.pem)
 
 
 def write_throwaway_ticket_key(path: Path) -> None:

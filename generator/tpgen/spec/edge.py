@@ -118,6 +118,12 @@ def _tls_problems(spec: NodeSpec) -> Iterator[Problem]:
             ("status", "port"),
             "port 80 is the redirect server's (tls.redirect_http): pick another status port",
         )
+    if tls.trusted_certificate is not None and tls.ocsp_stapling == "off":
+        yield problem(
+            ("tls", "trusted_certificate"),
+            "has no effect: tls.ocsp_stapling is off (nginx verifies only OCSP answers with "
+            "it): remove it, or set ocsp_stapling to auto",
+        )
     named: dict[str, int] = {}
     for index, certificate in enumerate(tls.certificates):
         if index and not certificate.server_names:

@@ -541,8 +541,9 @@ class Workload(Strict):
     ) = Field(default=None, description="evict cached objects not used for this long: 1m … 365d")
     resolver: Annotated[list[IpAddress], Field(max_length=8)] = Field(
         default_factory=list,
-        description="DNS servers (IP addresses) nginx asks for a host-name upstream at run "
-        "time, so it follows the name's records (cache workload only)",
+        description="DNS servers (IP addresses) nginx asks while it runs: for a host-name "
+        "upstream of a cache node, so it follows the name's records, and for the OCSP "
+        "responders of tls.ocsp_stapling",
     )
     slice: (
         Annotated[
@@ -641,6 +642,16 @@ class Tls(Strict):
         default_factory=list,
         description="ssl_session_ticket_key files, newest first, rotated by you: session "
         "tickets stay off without them",
+    )
+    ocsp_stapling: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="staple the CA's OCSP answer to the handshake: auto (where the "
+        "certificate names an OCSP responder and workload.resolver is set), on, off",
+    )
+    trusted_certificate: FilePath | None = Field(
+        default=None,
+        description="PEM file of the certificates' issuers and root, on the node: nginx "
+        "verifies the OCSP answers with it (ssl_stapling_verify)",
     )
 
 

@@ -25,7 +25,6 @@ SCOPES: dict[Path, Scope] = {
     ("workload", "upstreams"): Scope(("cache",)),
     ("workload", "cache_key"): Scope(("cache",)),
     ("workload", "inactive"): Scope(("cache",)),
-    ("workload", "resolver"): Scope(("cache",)),
     ("tuning", "user"): Scope(),
     ("tuning", "worker_processes"): Scope(),
     ("tuning", "worker_connections"): Scope(),
@@ -109,6 +108,42 @@ def _nested_mounts(spec: NodeSpec) -> Iterator[Problem]:
             yield problem(("disks", index, "mount"), "a cache disk cannot be mounted at /")
 
 
+def origin_follows_dns(spec: NodeSpec) -> bool:
+    """A cache node whose one upstream is a host name, with a resolver: nginx resolves the
+    name while it runs (a variable in proxy_pass), not once at start."""
+    upstreams = spec.workload.upstreams
+    return (
+        spec.workload.type == "cache"
+        and bool(spec.workload.resolver)
+        and len(upstreams) == 1
+        and not is_ip_host(upstreams[0].rpartition(":")[0])
+    )
+
+
+def may_staple(spec: NodeSpec) -> bool:
+    """OCSP stapling is not turned off: nginx may ask the resolver for the responders' names."""
+    return spec.tls is not None and spec.tls.ocsp_stapling != "off"
+
+
+def _resolver_use(spec: NodeSpec) -> Iterator[Problem]:
+    """The resolver serves a cache node's host-name origin and OCSP stapling, nothing else."""
+    workload = spec.workload.type
+    if spec.workload.resolver and workload != "cache" and not may_staple(spec):
+        article = "an" if workload == "origin" else "a"
+        yield problem(
+            ("workload", "resolver"),
+            f"has no effect on {article} {workload} node without OCSP stapling (nginx asks it "
+            "for a cache node's host-name upstream and for the OCSP responders of "
+            "tls.ocsp_stapling): remove it",
+        )
+    if spec.tls is not None and spec.tls.ocsp_stapling == "on" and not spec.workload.resolver:
+        yield problem(
+            ("tls", "ocsp_stapling"),
+            "on needs workload.resolver: nginx looks up the OCSP responder's name while it "
+            'runs; add resolver: ["192.0.2.53"] (your DNS servers), or set auto or off',
+        )
+
+
 def _origin_names(spec: NodeSpec) -> Iterator[Problem]:
     """A resolver makes nginx follow a host name's DNS, which nginx 1.22 does for one proxied
     name only (not for the names inside an upstream group)."""
@@ -117,10 +152,12 @@ def _origin_names(spec: NodeSpec) -> Iterator[Problem]:
         return
     names = [i for i, u in enumerate(upstreams) if not is_ip_host(u.rpartition(":")[0])]
     if not names:
-        yield problem(
-            ("workload", "resolver"),
-            "no upstream is a host name: remove resolver (IP upstreams need no DNS)",
-        )
+        if not may_staple(spec):
+            yield problem(
+                ("workload", "resolver"),
+                "no upstream is a host name and OCSP stapling is off: remove resolver "
+                "(IP upstreams need no DNS)",
+            )
     elif len(upstreams) > 1:
         yield problem(
             ("workload", "upstreams", names[0]),
@@ -171,7 +208,7 @@ def _origin_settings(spec: NodeSpec) -> Iterator[Problem]:
                 ("origin", "servers", server),
                 "is not one of workload.upstreams: write it as it is written there",
             )
-        elif spec.workload.resolver and options != options.__class__():
+        elif origin_follows_dns(spec) and options != options.__class__():
             yield problem(
                 ("origin", "servers", server),
                 "a name followed through the resolver is proxied directly, not through an "
@@ -215,6 +252,7 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
             )
         )
     problems.extend(_workload_scope_problems(spec))
+    problems.extend(_resolver_use(spec))
     if workload.type == "cache":
         problems.extend(_origin_names(spec))
         problems.extend(_cache_policy(spec))

@@ -68,9 +68,21 @@ locals {
           avg_object_size = n.workload.avg_object_size
           cache_key       = n.workload.cache_key
           inactive        = n.workload.inactive
+          resolver        = length(n.workload.resolver) > 0 ? n.workload.resolver : null
         } : k => v if v != null }
       },
-      n.listen == null ? {} : { listen = { for k, v in n.listen : k => v if v != null } },
+      # listen: the spec's list form (address, port, tls, http2, http3 per listen).
+      n.listen == null ? {} : { listen = [for l in n.listen : { for k, v in l : k => v if v != null }] },
+      n.tls == null ? {} : {
+        tls = { for k, v in {
+          certificates        = [for c in n.tls.certificates : { for k, v in c : k => v if v != null }]
+          redirect_http       = n.tls.redirect_http
+          ticket_keys         = n.tls.ticket_keys
+          ocsp_stapling       = n.tls.ocsp_stapling
+          trusted_certificate = n.tls.trusted_certificate
+        } : k => v if v != null }
+      },
+      n.nginx == null ? {} : { nginx = { for k, v in n.nginx : k => v if v != null } },
       n.status == null ? {} : { status = { for k, v in n.status : k => v if v != null } },
       {
         disks = [for d in local.disks[n.name] : { for k, v in d : k => v if v != null }]

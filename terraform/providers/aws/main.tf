@@ -18,7 +18,17 @@ locals {
 
   nodes = { for n in var.nodes : n.name => n }
 
-  listen_ports = distinct([for n in var.nodes : try(coalesce(n.listen.port, 80), 80)])
+  # The TCP ports the nodes serve on: every listen's (80 when a node gives none, as in the spec),
+  # and 80 for the redirect server of tls.redirect_http. HTTP/3 listens take their port on UDP.
+  listen_ports = distinct(flatten([
+    for n in var.nodes : concat(
+      n.listen == null ? [80] : [for l in n.listen : coalesce(l.port, 80)],
+      try(n.tls.redirect_http, false) == true ? [80] : [],
+    )
+  ]))
+  quic_ports = distinct(flatten([
+    for n in var.nodes : n.listen == null ? [] : [for l in n.listen : coalesce(l.port, 80) if l.http3 == true]
+  ]))
 }
 
 module "cdn_nodes" {
@@ -32,6 +42,8 @@ module "cdn_nodes" {
       memory       = coalesce(n.memory, local.instance_types[n.instance_type].memory)
       workload     = n.workload
       listen       = n.listen
+      tls          = n.tls
+      nginx        = n.nginx
       status       = n.status
       disk_set = {
         count         = local.instance_types[n.instance_type].disks
@@ -80,6 +92,19 @@ resource "aws_vpc_security_group_ingress_rule" "http" {
   security_group_id = aws_security_group.nodes.id
   description       = "nginx listen port ${each.value[1]} from ${each.value[0]}"
   ip_protocol       = "tcp"
+  from_port         = each.value[1]
+  to_port           = each.value[1]
+  cidr_ipv4         = each.value[0]
+  tags              = var.tags
+}
+
+resource "aws_vpc_security_group_ingress_rule" "quic" {
+  #checkov:skip=CKV_AWS_260:A CDN node serves HTTP/3 to its clients; narrow http_allowed_cidrs to the load balancer when there is one.
+  for_each = { for pair in setproduct(var.http_allowed_cidrs, local.quic_ports) : "${pair[0]}:${pair[1]}" => pair }
+
+  security_group_id = aws_security_group.nodes.id
+  description       = "nginx HTTP/3 (QUIC) port ${each.value[1]} from ${each.value[0]}"
+  ip_protocol       = "udp"
   from_port         = each.value[1]
   to_port           = each.value[1]
   cidr_ipv4         = each.value[0]

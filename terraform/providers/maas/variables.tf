@@ -22,6 +22,7 @@ variable "nodes" {
       avg_object_size = optional(string)
       cache_key       = optional(string)
       inactive        = optional(string)
+      resolver        = optional(list(string), [])
     })
     disks = optional(list(object({
       name        = optional(string)
@@ -42,9 +43,27 @@ variable "nodes" {
       first_index   = optional(number, 1)
       filesystem    = optional(string)
     }))
-    listen = optional(object({
+    listen = optional(list(object({
       address = optional(string)
       port    = optional(number)
+      tls     = optional(bool)
+      http2   = optional(bool)
+      http3   = optional(bool)
+    })))
+    tls = optional(object({
+      certificates = list(object({
+        cert         = string
+        key          = string
+        server_names = optional(list(string))
+      }))
+      redirect_http       = optional(bool)
+      ticket_keys         = optional(list(string))
+      ocsp_stapling       = optional(string)
+      trusted_certificate = optional(string)
+    }))
+    nginx = optional(object({
+      version = optional(string)
+      http_v3 = optional(bool)
     }))
     status = optional(object({
       address = optional(string)

@@ -19,6 +19,8 @@ module "cdn_nodes" {
       disks        = n.disks
       disk_set     = n.disk_set
       listen       = n.listen
+      tls          = n.tls
+      nginx        = n.nginx
       status       = n.status
     }
   ]

@@ -31,7 +31,7 @@ variables {
       address  = "192.0.2.12"
       workload = { type = "vod", avg_object_size = "8MiB" }
       disk_set = { count = 2, size = "14TB", media = "hdd" }
-      listen   = { port = 8080 }
+      listen   = [{ port = 8080 }]
       status   = { address = "127.0.0.1", port = 8081 }
     },
   ]
@@ -105,7 +105,7 @@ run "cache_spec_matches_the_contract" {
   }
   assert {
     condition     = jsonencode(keys(output.specs["edge-ams-01"])) == jsonencode(["disks", "node", "workload"])
-    error_message = "Optional sections (listen, status, tuning) must be absent when not given."
+    error_message = "Optional sections (listen, tls, nginx, status, tuning) must be absent when not given."
   }
 }
 
@@ -146,7 +146,7 @@ run "optional_keys_are_left_out_not_null" {
     error_message = "The inventory must not contain null values."
   }
   assert {
-    condition     = output.specs["vod-par-01"].listen == { port = 8080 } && output.specs["vod-par-01"].status == { address = "127.0.0.1", port = 8081 }
+    condition     = jsonencode(output.specs["vod-par-01"].listen) == jsonencode([{ port = 8080 }]) && output.specs["vod-par-01"].status == { address = "127.0.0.1", port = 8081 }
     error_message = "listen and status pass through with only the keys given."
   }
 }

@@ -61,9 +61,10 @@ run "plan_leaves_meaning_to_tpgen" {
       { name = "upstream-without-port", address = "192.0.2.16", workload = { type = "cache", upstreams = ["origin.example.net"] }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] },
       { name = "bad-inactive", address = "192.0.2.17", workload = { type = "cache", upstreams = ["o.example.net:80"], inactive = "seven days" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] },
       { name = "fractional-cores", address = "192.0.2.18", cores = 2.5, workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] },
-      { name = "port-out-of-range", address = "192.0.2.19", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }], listen = { port = 70000 } },
+      { name = "port-out-of-range", address = "192.0.2.19", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }], listen = [{ port = 70000 }] },
       { name = "Edge_01", address = "192.0.2.20", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] },
       { name = "unknown-tuning-key", address = "192.0.2.21", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] },
+      { name = "http3-without-v3", address = "192.0.2.22", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }], listen = [{ address = "*", port = 443, tls = true, http3 = true }], tls = { certificates = [{ cert = "/etc/nginx/tls/edge.crt", key = "/etc/nginx/tls/edge.key" }] } },
     ]
   }
 
@@ -94,12 +95,41 @@ run "apply_accepts_what_tpgen_accepts" {
         workload = { type = "cache", upstreams = ["origin.example.net:8080"] }
         disk_set = { count = 4, size = "14TB", media = "hdd" }
       },
+      {
+        # An edge: the spec's listen list (dual stack, TLS, HTTP/2 and HTTP/3), tls and nginx.
+        name     = "tls-edge"
+        address  = "192.0.2.32"
+        workload = { type = "origin", resolver = ["192.0.2.53"] }
+        disks    = [{ device = "/dev/nvme1n1", size = "2TB", media = "nvme" }]
+        listen = [
+          { address = "*", port = 443, tls = true, http2 = true, http3 = true },
+          { address = "127.0.0.1", port = 8080 },
+        ]
+        tls = {
+          certificates        = [{ cert = "/etc/nginx/tls/edge.crt", key = "/etc/nginx/tls/edge.key", server_names = ["edge.example.net"] }]
+          redirect_http       = true
+          ocsp_stapling       = "on"
+          trusted_certificate = "/etc/nginx/tls/ca-chain.pem"
+        }
+        nginx = { version = "1.26.3", http_v3 = true }
+      },
     ]
   }
 
   assert {
-    condition     = jsonencode(sort(keys(terraform_data.tpgen_validate))) == jsonencode(["by-id-device", "facts-later"])
-    error_message = "tpgen must have accepted both specs."
+    condition     = jsonencode(sort(keys(terraform_data.tpgen_validate))) == jsonencode(["by-id-device", "facts-later", "tls-edge"])
+    error_message = "tpgen must have accepted every spec."
+  }
+  assert {
+    condition = jsonencode(output.specs["tls-edge"].listen) == jsonencode([
+      { address = "*", port = 443, tls = true, http2 = true, http3 = true },
+      { address = "127.0.0.1", port = 8080 },
+    ])
+    error_message = "The listen list must reach the spec in its order, with only the keys given."
+  }
+  assert {
+    condition     = output.specs["tls-edge"].tls.ocsp_stapling == "on" && jsonencode(output.specs["tls-edge"].workload.resolver) == jsonencode(["192.0.2.53"])
+    error_message = "tls and workload.resolver must reach the spec (OCSP stapling needs both)."
   }
   assert {
     condition     = output.specs["by-id-device"].disks[0].device == "/dev/disk/by-id/a+b"
