@@ -303,6 +303,21 @@ def test_the_key_never_shows_in_ansible_output() -> None:
     assert body and not any(line in text for line in body)
 
 
+def answer(host: Any, url: str, *names: str) -> str:
+    """The status and these headers of a GET of `url` made on the node (Host cache.test, the
+    throwaway certificate not verified), space-separated."""
+    return host.check_output(
+        "python3 -c %s %s %s",
+        "import ssl, sys, urllib.request\n"
+        "ctx = ssl._create_unverified_context()\n"
+        "r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], "
+        "headers={'Host': 'cache.test'}), context=ctx)\n"
+        "print(r.status, *(r.headers[name] for name in sys.argv[2].split(',')))",
+        url,
+        ",".join(names),
+    )
+
+
 @pytest.mark.parametrize("listen", TLS_LISTENS, ids=[item["address"] for item in TLS_LISTENS])
 def test_tls_serves_http2_and_a_hit_on_ipv4_and_ipv6(host: Any, listen: dict[str, Any]) -> None:
     address = f"[{listen['address']}]" if ":" in listen["address"] else listen["address"]
@@ -320,18 +335,7 @@ def test_tls_serves_http2_and_a_hit_on_ipv4_and_ipv6(host: Any, listen: dict[str
     )
     negotiated = host.check_output("python3 -c %s %s", script, url)
     assert negotiated == "h2 TLSv1.3"
-    statuses = []
-    for _ in range(2):
-        headers = host.check_output(
-            "python3 -c %s %s",
-            "import ssl, sys, urllib.request\n"
-            "ctx = ssl._create_unverified_context()\n"
-            "r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], "
-            "headers={'Host': 'cache.test'}), context=ctx)\n"
-            "print(r.status, r.headers['X-Cache-Status'], r.headers['Strict-Transport-Security'])",
-            url,
-        )
-        statuses.append(headers)
+    statuses = [answer(host, url, "X-Cache-Status", "Strict-Transport-Security") for _ in range(2)]
     assert statuses == ["200 MISS max-age=63072000", "200 HIT max-age=63072000"]
 
 
@@ -349,15 +353,7 @@ def test_the_extra_snippet_is_copied_from_the_controller_with_its_mode(host: Any
 def test_the_extra_snippet_adds_its_header_to_every_content_answer(host: Any, scheme: str) -> None:
     listen = LISTEN if scheme == "http" else TLS_LISTENS[0]
     url = f"{scheme}://{listen['address']}:{listen['port']}{OBJECTS[0]}?extra={RUN}"
-    headers = host.check_output(
-        "python3 -c %s %s",
-        "import ssl, sys, urllib.request\n"
-        "ctx = ssl._create_unverified_context()\n"
-        "r = urllib.request.urlopen(urllib.request.Request(sys.argv[1], "
-        "headers={'Host': 'cache.test'}), context=ctx)\n"
-        "print(r.status, r.headers['X-Tpgen-Extra'], r.headers['X-Cache-Status'])",
-        url,
-    )
+    headers = answer(host, url, "X-Tpgen-Extra", "X-Cache-Status")
     # The snippet's header and tpgen's own: the location sets both.
     assert headers == "200 from a snippet MISS"
 
