@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -386,3 +387,87 @@ def test_molecule_sh_starts_dockerd_without_the_callers_lock(tmp_path: Path) -> 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "molecule.sh: starting dockerd" in result.stdout
     assert str(lock) not in fds.read_text(encoding="utf-8")
+
+
+def molecule_sh_with(
+    tmp_path: Path, molecule: str, *scenarios: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """scripts/ci/molecule.sh in a copy of the checkout, with docker up and `molecule` faked."""
+    repo = tmp_path / "repo"
+    (repo / "scripts" / "ci").mkdir(parents=True)
+    for script in ("molecule.sh", "failure-digest.sh"):
+        shutil.copy(ROOT / "scripts" / "ci" / script, repo / "scripts" / "ci")
+    fake_bin(repo / "scripts" / "ci", {"deps.sh": ""})
+    (repo / "molecule").mkdir()
+    fake_bin(repo / "molecule" / "common", {"build-base-image.sh": ""})
+    bin_dir = fake_bin(
+        tmp_path / "bin",
+        {"docker": "", "molecule": molecule, "ansible-playbook": "", "pytest": ""},
+    )
+    return subprocess.run(
+        [BASH, str(repo / "scripts" / "ci" / "molecule.sh"), *scenarios],
+        env={
+            "PATH": f"{bin_dir}:/usr/bin:/bin",
+            "TPGEN_VENV_BIN": str(bin_dir),
+            "HOME": str(tmp_path),
+            "TMPDIR": str(tmp_path),
+            **env,
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+
+# A molecule whose scenario `flaky` fails on its first run only, and `broken` on every run; each
+# failure as Ansible prints it, after a task that was allowed to fail.
+FAKE_MOLECULE = f"""
+scenario=$3
+echo 'TASK [Probe the port] ***'
+echo 'fatal: [node]: FAILED! => {{"msg": "allowed to fail"}}'
+echo '...ignoring'
+echo 'TASK [Check the recovery goal] ***'
+case $scenario in
+  flaky) [ -e "$HOME/ran-once" ] && exit 0; touch "$HOME/ran-once" ;;
+  broken) ;;
+  *) exit 0 ;;
+esac
+echo 'fatal: [localhost]: FAILED! => {{"msg": "recovery_s {"9" * 600}"}}'
+exit 2
+"""
+
+
+def test_molecule_sh_reruns_a_failed_scenario_once_and_shows_its_first_failure_last(
+    tmp_path: Path,
+) -> None:
+    result = molecule_sh_with(tmp_path, FAKE_MOLECULE, "disks", "flaky")
+    assert result.returncode == 0, result.stdout + result.stderr
+    table, digest = result.stdout.split("molecule.sh: per-scenario wall times", 1)[1].split(
+        "molecule.sh: what failed", 1
+    )
+    assert re.search(r"disks +ok +\d+s", table)
+    assert re.search(r"flaky +ok-rerun +\d+s", table)
+    assert "--- flaky, run 1 failed" in digest
+    assert "TASK [Check the recovery goal]" in digest
+    assert "recovery_s 999" in digest
+    assert "allowed to fail" not in digest
+    # folded: CI's excerpt keeps lines short
+    assert max(len(line) for line in digest.splitlines()) < 560
+
+
+def test_molecule_sh_fails_when_the_rerun_fails_too(tmp_path: Path) -> None:
+    result = molecule_sh_with(tmp_path, FAKE_MOLECULE, "broken", "disks")
+    assert result.returncode == 1, result.stdout + result.stderr
+    tail = result.stdout.rsplit("molecule.sh: per-scenario wall times", 1)[1]
+    assert re.search(r"broken +FAILED +\d+s", tail)
+    assert re.search(r"disks +ok +\d+s", tail)
+    assert "--- broken, run 1 failed" in tail
+    assert "--- broken, run 2 failed" in tail
+    assert tail.rstrip().endswith("[...]")
+
+
+def test_molecule_sh_runs_a_failed_scenario_once_when_told_no_retries(tmp_path: Path) -> None:
+    result = molecule_sh_with(tmp_path, FAKE_MOLECULE, "flaky", TPGEN_MOLECULE_RETRIES="0")
+    assert result.returncode == 1
+    assert "--- flaky, run 2" not in result.stdout
