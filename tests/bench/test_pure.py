@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from bench.arms import perdisk_conf, relocate, round_order, single_root_conf, substitute
+from bench.arms import Arm, perdisk_conf, relocate, round_order, single_root_conf, substitute
 from bench.armset import edited
 from bench.cli import _arm_file, _edit_arm, _shape, _tuning_arm
 from bench.load import LoadResult, parse_summary
 from bench.output import write
 from bench.regimes import Combo, load_pair, plan, summary
 from bench.report import goals, table
-from bench.runner import Outcome
+from bench.runner import Outcome, Setup, _rounds
 from bench.settings import FULL, REGIME_BASE, REGIMES
 from bench.system import BenchError
 from bench.trial import TrialResult
@@ -253,3 +253,37 @@ def test_each_round_starts_one_arm_later_and_runs_every_arm_once() -> None:
     # over len(arms) rounds every arm takes every place in the round once
     assert all(sorted(o[place] for o in orders[:4]) == sorted(arms) for place in range(4))
     assert round_order([], 3) == []
+
+
+def _rounds_with_a_failing_trial(tmp_path: Path, failing_round: int) -> tuple[list, list[str]]:
+    arms = [Arm(name, tmp_path / f"{name}.conf", True, name) for name in ("tpgen", "perdisk")]
+    setup = Setup("run", tmp_path, [], None, {}, arms, 29000)  # type: ignore[arg-type]
+
+    def trial(arm: Arm, round_no: int, **_: object) -> TrialResult:
+        if round_no == failing_round and arm.name == "perdisk":
+            raise BenchError("nginx did not listen on 127.0.0.1:29000 in 15.0s")
+        return _trial(arm.name, round_no, 100, 200, 80)
+
+    said: list[str] = []
+    results = _rounds(setup, replace(REGIME_BASE, rounds=4), said.append, trial)
+    return results, said
+
+
+def test_a_trial_that_cannot_run_ends_the_run_after_the_last_whole_round(tmp_path: Path) -> None:
+    results, said = _rounds_with_a_failing_trial(tmp_path, 3)
+    # round 3's tpgen trial ran, but perdisk's did not: the round is dropped for both
+    assert sorted((r.round, r.arm) for r in results) == [
+        (1, "perdisk"),
+        (1, "tpgen"),
+        (2, "perdisk"),
+        (2, "tpgen"),
+    ]
+    assert said[-1] == (
+        "round 3 lost: nginx did not listen on 127.0.0.1:29000 in 15.0s; the report uses "
+        "rounds 1-2 of 4, every arm alike"
+    )
+
+
+def test_a_trial_that_cannot_run_in_the_first_round_fails_the_run(tmp_path: Path) -> None:
+    with pytest.raises(BenchError, match="did not listen"):
+        _rounds_with_a_failing_trial(tmp_path, 1)
