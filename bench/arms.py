@@ -13,11 +13,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from bench.system import BenchError
+
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 def round_order(arms: list[T], round_no: int) -> list[T]:
@@ -25,6 +29,36 @@ def round_order(arms: list[T], round_no: int) -> list[T]:
     the round (the first trial after setup, the one after a given arm) visits every arm alike."""
     shift = (round_no - 1) % len(arms) if arms else 0
     return arms[shift:] + arms[:shift]
+
+
+def whole_rounds(
+    arms: list[T],
+    rounds: int,
+    trial: Callable[[T, int], R],
+    log: Callable[[str], None],
+    line: Callable[[R], str],
+) -> list[R]:
+    """Every round's trials, in `round_order`. A trial that cannot run (nginx cannot bind the port
+    another process took meanwhile, the hot file does not answer) ends the run after the last
+    whole round: each arm keeps the same rounds, so the ratios stay paired. With no whole round,
+    the run fails."""
+    results: list[R] = []
+    for round_no in range(1, rounds + 1):
+        this_round: list[R] = []
+        try:
+            for arm in round_order(arms, round_no):
+                this_round.append(trial(arm, round_no))
+                log(line(this_round[-1]))
+        except BenchError as exc:
+            if not results:
+                raise
+            log(
+                f"round {round_no} lost: {exc}; the report uses rounds 1-{round_no - 1} "
+                f"of {rounds}, every arm alike"
+            )
+            break
+        results.extend(this_round)
+    return results
 
 
 @dataclass(frozen=True)

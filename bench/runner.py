@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import armset, dataset, output, tpgencli
-from bench.arms import Arm, round_order
+from bench.arms import Arm, whole_rounds
 from bench.janitor import Janitor, cleaned_up
 from bench.loopdisk import LoopDisk, make_disk
 from bench.settings import Settings
@@ -141,36 +141,19 @@ def _check_throttle(
 def _rounds(
     setup: Setup, settings: Settings, log: Log, trial: Callable[..., TrialResult] = run_trial
 ) -> list[TrialResult]:
-    """Every round's trials. A trial that cannot run (nginx cannot bind the port another process
-    took meanwhile, the hot file does not answer) ends the run after the last whole round: each arm
-    keeps the same rounds, so the ratios stay paired. With no whole round, the run fails."""
-    results: list[TrialResult] = []
-    for round_no in range(1, settings.rounds + 1):
-        this_round: list[TrialResult] = []
-        try:
-            for arm in round_order(setup.arms, round_no):
-                result = trial(
-                    arm,
-                    round_no,
-                    settings=settings,
-                    disks=setup.disks,
-                    data=setup.data,
-                    port=setup.port,
-                    workdir=setup.workdir,
-                    cgroup_name=f"{CGROUP_PREFIX}{setup.run_id}-{arm.name}",
-                )
-                this_round.append(result)
-                log(output.progress_line(result))
-        except BenchError as exc:
-            if not results:
-                raise
-            log(
-                f"round {round_no} lost: {exc}; the report uses rounds 1-{round_no - 1} "
-                f"of {settings.rounds}, every arm alike"
-            )
-            break
-        results.extend(this_round)
-    return results
+    def one(arm: Arm, round_no: int) -> TrialResult:
+        return trial(
+            arm,
+            round_no,
+            settings=settings,
+            disks=setup.disks,
+            data=setup.data,
+            port=setup.port,
+            workdir=setup.workdir,
+            cgroup_name=f"{CGROUP_PREFIX}{setup.run_id}-{arm.name}",
+        )
+
+    return whole_rounds(setup.arms, settings.rounds, one, log, output.progress_line)
 
 
 def run_bench(

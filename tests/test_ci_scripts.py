@@ -345,54 +345,9 @@ def test_ci_run_is_exactly_the_readme_test_command() -> None:
     assert "set -euo pipefail" in ci_run
 
 
-def test_molecule_sh_starts_dockerd_without_the_callers_lock(tmp_path: Path) -> None:
-    """Under `flock /tmp/tpgen-molecule.lock scripts/ci/molecule.sh`, the dockerd it starts must
-    not inherit the lock's descriptor: it would hold the lock for as long as it runs, and every
-    later `flock` (the next scenario, another checkout's run) would wait forever."""
-    flock = shutil.which("flock")
-    if flock is None:
-        unavailable("flock (util-linux) is not installed")
-    repo = tmp_path / "repo"
-    (repo / "scripts" / "ci").mkdir(parents=True)
-    shutil.copy(ROOT / "scripts" / "ci" / "molecule.sh", repo / "scripts" / "ci")
-    fake_bin(repo / "scripts" / "ci", {"deps.sh": ""})
-    (repo / "molecule").mkdir()
-    fake_bin(repo / "molecule" / "common", {"build-base-image.sh": ""})
-    up = tmp_path / "dockerd-up"
-    fds = tmp_path / "dockerd-fds"
-    bin_dir = fake_bin(
-        tmp_path / "bin",
-        {
-            "docker": f'[ "$1" != info ] || [ -e {up} ]\n',
-            "dockerd": f"ls -l /proc/$$/fd > {fds}\ntouch {up}\n",
-            "pgrep": "exit 1\n",
-            "molecule": "",
-            "ansible-playbook": "",
-            "pytest": "",
-        },
-    )
-    lock = tmp_path / "molecule.lock"
-    result = subprocess.run(
-        [flock, str(lock), BASH, str(repo / "scripts" / "ci" / "molecule.sh"), "none"],
-        env={
-            "PATH": f"{bin_dir}:/usr/bin:/bin",
-            "TPGEN_VENV_BIN": str(bin_dir),
-            "HOME": str(tmp_path),
-        },
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "molecule.sh: starting dockerd" in result.stdout
-    assert str(lock) not in fds.read_text(encoding="utf-8")
-
-
-def molecule_sh_with(
-    tmp_path: Path, molecule: str, *scenarios: str, **env: str
-) -> subprocess.CompletedProcess[str]:
-    """scripts/ci/molecule.sh in a copy of the checkout, with docker up and `molecule` faked."""
+def molecule_checkout(tmp_path: Path) -> Path:
+    """A copy of the checkout with scripts/ci/molecule.sh and what it calls faked: no packages
+    to install, no base image to build."""
     repo = tmp_path / "repo"
     (repo / "scripts" / "ci").mkdir(parents=True)
     for script in ("molecule.sh", "failure-digest.sh"):
@@ -400,12 +355,20 @@ def molecule_sh_with(
     fake_bin(repo / "scripts" / "ci", {"deps.sh": ""})
     (repo / "molecule").mkdir()
     fake_bin(repo / "molecule" / "common", {"build-base-image.sh": ""})
+    return repo
+
+
+def run_molecule_sh(
+    tmp_path: Path, programs: dict[str, str], *argv: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`argv` (a command ending in molecule.sh's arguments; "@" stands for molecule.sh) with PATH
+    = the fake `programs`, molecule, ansible-playbook and pytest among them."""
+    script = str(molecule_checkout(tmp_path) / "scripts" / "ci" / "molecule.sh")
     bin_dir = fake_bin(
-        tmp_path / "bin",
-        {"docker": "", "molecule": molecule, "ansible-playbook": "", "pytest": ""},
+        tmp_path / "bin", {"molecule": "", "ansible-playbook": "", "pytest": "", **programs}
     )
     return subprocess.run(
-        [BASH, str(repo / "scripts" / "ci" / "molecule.sh"), *scenarios],
+        [script if arg == "@" else arg for arg in argv],
         env={
             "PATH": f"{bin_dir}:/usr/bin:/bin",
             "TPGEN_VENV_BIN": str(bin_dir),
@@ -417,6 +380,39 @@ def molecule_sh_with(
         text=True,
         check=False,
         timeout=60,
+    )
+
+
+def test_molecule_sh_starts_dockerd_without_the_callers_lock(tmp_path: Path) -> None:
+    """Under `flock /tmp/tpgen-molecule.lock scripts/ci/molecule.sh`, the dockerd it starts must
+    not inherit the lock's descriptor: it would hold the lock for as long as it runs, and every
+    later `flock` (the next scenario, another checkout's run) would wait forever."""
+    flock = shutil.which("flock")
+    if flock is None:
+        unavailable("flock (util-linux) is not installed")
+    up = tmp_path / "dockerd-up"
+    fds = tmp_path / "dockerd-fds"
+    lock = tmp_path / "molecule.lock"
+    result = run_molecule_sh(
+        tmp_path,
+        {
+            "docker": f'[ "$1" != info ] || [ -e {up} ]\n',
+            "dockerd": f"ls -l /proc/$$/fd > {fds}\ntouch {up}\n",
+            "pgrep": "exit 1\n",
+        },
+        *(flock, str(lock), BASH, "@", "none"),
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "molecule.sh: starting dockerd" in result.stdout
+    assert str(lock) not in fds.read_text(encoding="utf-8")
+
+
+def molecule_sh_with(
+    tmp_path: Path, molecule: str, *scenarios: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """scripts/ci/molecule.sh with docker up and this `molecule`."""
+    return run_molecule_sh(
+        tmp_path, {"docker": "", "molecule": molecule}, BASH, "@", *scenarios, **env
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bench import tpgencli
-from bench.arms import Arm, round_order, substitute
+from bench.arms import Arm, substitute, whole_rounds
 from bench.armset import Variant, edited
 from bench.cache import configs, store
 from bench.cache.report import goals, noise, per_disk, rounds_table, table
@@ -325,22 +325,20 @@ def _prepare(
 def _rounds(setup: _Setup, settings: CacheSettings, log: Log) -> list[CacheTrial]:
     logs = setup.workdir / "logs"
     logs.mkdir(exist_ok=True)
-    results = []
-    for round_no in range(1, settings.rounds + 1):
-        for live in round_order(setup.live, round_no):
-            result = run_cache_trial(
-                live,
-                round_no,
-                settings=settings,
-                disks=setup.disks,
-                origin=setup.origin,
-                ours=setup.ours,
-                warm_list=setup.warm_list,
-                logs=logs,
-            )
-            results.append(result)
-            log(progress_line(result))
-    return results
+
+    def one(live: LiveArm, round_no: int) -> CacheTrial:
+        return run_cache_trial(
+            live,
+            round_no,
+            settings=settings,
+            disks=setup.disks,
+            origin=setup.origin,
+            ours=setup.ours,
+            warm_list=setup.warm_list,
+            logs=logs,
+        )
+
+    return whole_rounds(setup.live, settings.rounds, one, log, progress_line)
 
 
 def _write(
