@@ -67,6 +67,8 @@ class Arm:
     conf: Path
     cold_load: bool
     title: str
+    # kernel settings in force during this arm's trials (bench.sysctls): tpgen's node's
+    sysctls: tuple[tuple[str, str, bool], ...] = ()
 
     @property
     def prefix(self) -> Path:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import arms as armconf
+from bench import sysctls as node_sysctls
 from bench import tpgencli
 from bench.arms import Arm
 from bench.system import BenchError, cpu_count
@@ -25,6 +26,7 @@ class Variant:
     template: Path | None = None
     tuning: dict[str, str] = field(default_factory=dict)
     edits: tuple[tuple[str, str], ...] = ()
+    sysctls: dict[str, str] = field(default_factory=dict)  # instead of the plan's values
 
     @property
     def title(self) -> str:
@@ -32,6 +34,10 @@ class Variant:
             return f"config file {self.template}"
         if self.edits:
             return "tpgen render, edited: " + ", ".join(f"{a!r} -> {b!r}" for a, b in self.edits)
+        if self.sysctls:
+            return "tpgen render, node sysctls: " + ", ".join(
+                f"{k}={v}" for k, v in self.sysctls.items()
+            )
         return "tpgen render, tuning: " + ", ".join(f"{k}={v}" for k, v in self.tuning.items())
 
 
@@ -73,11 +79,14 @@ def _as_template(conf: str, values: dict[str, str]) -> str:
     return conf
 
 
-def _tpgen_conf(ctx: Context, name: str, prefix: Path, tuning: dict[str, str]) -> str:
+def _tpgen_conf(
+    ctx: Context, name: str, prefix: Path, tuning: dict[str, str]
+) -> tuple[str, tuple[node_sysctls.Setting, ...]]:
+    """tpgen's config for the spec with `tuning`, and the node settings its plan decides."""
     spec = ctx.workdir / f"spec-{name}.yaml"
     spec.write_text(ctx.spec.text(tuning))
     rendered = tpgencli.render(spec, ctx.workdir / f"{name}-rendered.conf")
-    return armconf.relocate(rendered, prefix)
+    return armconf.relocate(rendered, prefix), node_sysctls.plan_sysctls(spec)
 
 
 def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list[Arm]:
@@ -94,6 +103,7 @@ def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list
         prefix.mkdir(parents=True, exist_ok=True)
         values = _placeholders(ctx, prefix)
         workers = ctx.workers or cpu_count()
+        settings: tuple[node_sysctls.Setting, ...] = ()
         if name in armconf.SINGLE_ROOT:
             conf = armconf.single_root_conf(
                 name, workers=workers, prefix=prefix, port=ctx.port, storage=ctx.storage
@@ -107,22 +117,25 @@ def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list
                 where=ctx.where,
             )
         elif name == "tpgen":
-            conf = _tpgen_conf(ctx, name, prefix, {})
+            conf, settings = _tpgen_conf(ctx, name, prefix, {})
             (ctx.out_dir / "tpgen.conf.template").write_text(_as_template(conf, values))
         elif name in by_name and by_name[name].template is not None:
             template = by_name[name].template
             assert template is not None
             conf = armconf.substitute(template.read_text(), values)
         elif name in by_name:
-            conf = _tpgen_conf(ctx, name, prefix, by_name[name].tuning)
-            conf = edited(conf, by_name[name].edits)
+            variant = by_name[name]
+            conf, settings = _tpgen_conf(ctx, name, prefix, variant.tuning)
+            conf = edited(conf, variant.edits)
+            settings = node_sysctls.overridden(settings, variant.sysctls)
         else:
             raise BenchError(f"unknown arm {name!r}: built-in arms are {sorted(armconf.TITLES)}")
         (prefix / "nginx.conf").write_text(conf)
         title = by_name[name].title if name in by_name else armconf.TITLES[name]
-        made[name] = Arm(name, prefix / "nginx.conf", True, title)
+        made[name] = Arm(name, prefix / "nginx.conf", True, title, settings)
     if "floor" in names:
         if "tpgen" not in made:
             raise BenchError("the floor arm needs the tpgen arm")
-        made["floor"] = Arm("floor", made["tpgen"].conf, False, armconf.TITLES["floor"])
+        tpgen = made["tpgen"]
+        made["floor"] = Arm("floor", tpgen.conf, False, armconf.TITLES["floor"], tpgen.sysctls)
     return [made[name] for name in [*names, *by_name]]

@@ -76,6 +76,25 @@ def _edit_arm(text: str) -> Variant:
     return Variant(name, edits=tuple((old, new) for old, _, new in edits))
 
 
+def _sysctl_arm(text: str) -> Variant:
+    name, sep, rest = text.partition(":")
+    pairs = [pair.partition("=") for pair in rest.split(",")] if sep else []
+    if (
+        not re.fullmatch(r"[a-z][a-z0-9_-]*", name)
+        or not pairs
+        or not all(re.fullmatch(r"[a-z0-9_]+(\.[a-z0-9_-]+)+", k) and s and v for k, s, v in pairs)
+    ):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected NAME:SYSCTL=VALUE[,SYSCTL=VALUE], e.g. "
+            "vcp100:vm.vfs_cache_pressure=100"
+        )
+    return Variant(name, sysctls={key: value for key, _, value in pairs})
+
+
+def _variants(args: argparse.Namespace) -> list[Variant]:
+    return [*args.arm_file, *args.tuning_arm, *args.edit_arm, *args.sysctl_arm]
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bench",
@@ -133,6 +152,16 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME:OLD=>NEW[|...]",
         help="also run tpgen's config with these literal replacements (each must match)",
+    )
+    run.add_argument(
+        "--sysctl-arm",
+        type=_sysctl_arm,
+        action="append",
+        default=[],
+        metavar="NAME:SYSCTL=VALUE[,...]",
+        help="also run tpgen's config with these kernel settings instead of its plan's "
+        "(tpgen's arms run with the sysctls tpgen decides for the node, e.g. "
+        "vm.vfs_cache_pressure; the host's values are back after each trial)",
     )
     run.add_argument(
         "--out",
@@ -198,9 +227,7 @@ def _run_regimes(args: argparse.Namespace) -> int:
         plot=False if args.no_plot else None,
     )
     settings = [(name, count, REGIMES[name].apply(base, count)) for name, count in pairs]
-    text, ok = run_regimes(
-        settings, args.out, variants=[*args.arm_file, *args.tuning_arm, *args.edit_arm], log=_log
-    )
+    text, ok = run_regimes(settings, args.out, variants=_variants(args), log=_log)
     print(text)
     print(f"\nwritten to {args.out}/")
     return 0 if ok else 1
@@ -270,7 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcome = run_bench(
             settings,
             args.out,
-            variants=[*args.arm_file, *args.tuning_arm, *args.edit_arm],
+            variants=_variants(args),
             log=_log,
         )
         print(outcome.report)

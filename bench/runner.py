@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import armset, dataset, output, tpgencli
+from bench import armset, dataset, output, sysctls, tpgencli
 from bench.arms import Arm, whole_rounds
 from bench.janitor import Janitor, cleaned_up
 from bench.loopdisk import LoopDisk, make_disk
@@ -112,6 +112,9 @@ def _prepare(
         workdir, out_dir, spec, data.storage, port, status_port, settings.workers or 0, where
     )
     arms = armset.build(settings.arms, variants, ctx)
+    for arm in arms:
+        if arm.sysctls:
+            log(f"{arm.name}: during its trials the node's sysctls {sysctls.describe(arm.sysctls)}")
     return Setup(run_id, workdir, disks, data, where, arms, port)
 
 

@@ -10,7 +10,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench import dataset
+from bench import dataset, sysctls
 from bench.arms import Arm
 from bench.cgroups import Cgroup, new_cgroup
 from bench.cpu import CpuMeter
@@ -137,29 +137,31 @@ def run_trial(
     nginx = Nginx(arm.conf, prefix, port, cgroup)
     procs: list[subprocess.Popen[str]] = []
     hot, cold = _loads(settings, data, port, round_no)
-    try:
-        nginx.start()
-        _warm(hot.url, data.file_size)
-        before = [disk.reads() for disk in disks]
-        start = time.monotonic()
-        if arm.cold_load:
-            procs.append(cold.start(logs / f"{tag}-cold.txt"))
-        procs.append(hot.start(logs / f"{tag}-hot.txt"))
-        hot_result = hot.finish(procs[-1], logs / f"{tag}-hot.txt")
-        cold_result = cold.finish(procs[0], logs / f"{tag}-cold.txt") if arm.cold_load else None
-        seconds = time.monotonic() - start
-        after = [disk.reads() for disk in disks]
-        peak = cgroup.memory_peak()
-        problems = nginx.problems()  # before the shutdown, which logs workers killed mid-read
-    finally:
-        _reap(procs)
+    # tpgen's node's kernel settings, during its trial only (bench.sysctls)
+    with sysctls.applied(arm.sysctls):
         try:
-            nginx.stop()
+            nginx.start()
+            _warm(hot.url, data.file_size)
+            before = [disk.reads() for disk in disks]
+            start = time.monotonic()
+            if arm.cold_load:
+                procs.append(cold.start(logs / f"{tag}-cold.txt"))
+            procs.append(hot.start(logs / f"{tag}-hot.txt"))
+            hot_result = hot.finish(procs[-1], logs / f"{tag}-hot.txt")
+            cold_result = cold.finish(procs[0], logs / f"{tag}-cold.txt") if arm.cold_load else None
+            seconds = time.monotonic() - start
+            after = [disk.reads() for disk in disks]
+            peak = cgroup.memory_peak()
+            problems = nginx.problems()  # before the shutdown, which logs workers killed mid-read
         finally:
-            cgroup.destroy()
-            (logs / f"{tag}-nginx.txt").write_text(nginx.output())
-            if (prefix / "error.log").exists():
-                shutil.copy(prefix / "error.log", logs / f"{tag}-error.log")
+            _reap(procs)
+            try:
+                nginx.stop()
+            finally:
+                cgroup.destroy()
+                (logs / f"{tag}-nginx.txt").write_text(nginx.output())
+                if (prefix / "error.log").exists():
+                    shutil.copy(prefix / "error.log", logs / f"{tag}-error.log")
     return TrialResult(
         arm=arm.name,
         round=round_no,

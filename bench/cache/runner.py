@@ -194,6 +194,12 @@ def _start_arms(
     by_name = {v.name: v for v in variants}
     if clash := set(by_name) & {*configs.TITLES, *settings.arms}:
         raise BenchError(f"variant names clash with built-in arms: {sorted(clash)}")
+    if with_sysctls := sorted(v.name for v in variants if v.sysctls):
+        # every arm's nginx runs for the whole run, and a sysctl is the host's: no arm can have one
+        raise BenchError(
+            f"--sysctl-arm {', '.join(with_sysctls)}: the cache workload runs all arms at once, "
+            "so kernel settings cannot differ between them; run it with the origin workload"
+        )
     names = [*settings.arms, *by_name]
     live = []
     for i, name in enumerate(names):

@@ -11,13 +11,14 @@ import pytest
 
 from bench.arms import Arm, perdisk_conf, relocate, round_order, single_root_conf, substitute
 from bench.armset import edited
-from bench.cli import _arm_file, _edit_arm, _shape, _tuning_arm
+from bench.cli import _arm_file, _edit_arm, _shape, _sysctl_arm, _tuning_arm
 from bench.load import LoadResult, parse_summary
 from bench.output import write
 from bench.regimes import Combo, load_pair, plan, summary
 from bench.report import goals, table
 from bench.runner import Outcome, Setup, _rounds
 from bench.settings import FULL, REGIME_BASE, REGIMES
+from bench.sysctls import applied, overridden, plan_sysctls
 from bench.system import BenchError
 from bench.trial import TrialResult
 
@@ -287,3 +288,79 @@ def test_a_trial_that_cannot_run_ends_the_run_after_the_last_whole_round(tmp_pat
 def test_a_trial_that_cannot_run_in_the_first_round_fails_the_run(tmp_path: Path) -> None:
     with pytest.raises(BenchError, match="did not listen"):
         _rounds_with_a_failing_trial(tmp_path, 1)
+
+
+def _proc_sys(tmp_path: Path, **values: str) -> Path:
+    for name, value in values.items():
+        path = tmp_path / name.replace("__", "/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(value + "\n")
+    return tmp_path
+
+
+def test_node_sysctls_hold_during_the_block_and_the_hosts_values_come_back(tmp_path: Path) -> None:
+    root = _proc_sys(tmp_path, vm__vfs_cache_pressure="100", net__core__somaxconn="8192")
+    (root / "fs").mkdir()
+    (root / "fs" / "file-max").write_text("10\n")  # a dash: not a keyword argument
+    settings = (
+        ("vm.vfs_cache_pressure", "50", False),
+        ("net.core.somaxconn", "4096", True),  # a floor the host already passes: untouched
+        ("fs.file-max", "86976", True),
+    )
+    with applied(settings, root):
+        assert (root / "vm" / "vfs_cache_pressure").read_text() == "50\n"
+        assert (root / "net" / "core" / "somaxconn").read_text() == "8192\n"
+        assert (root / "fs" / "file-max").read_text() == "86976\n"
+    assert (root / "vm" / "vfs_cache_pressure").read_text() == "100\n"
+    assert (root / "fs" / "file-max").read_text() == "10\n"
+
+
+def test_node_sysctls_come_back_when_the_trial_fails(tmp_path: Path) -> None:
+    root = _proc_sys(tmp_path, vm__vfs_cache_pressure="100")
+    with (
+        pytest.raises(BenchError, match="nginx exited"),
+        applied((("vm.vfs_cache_pressure", "10", False),), root),
+    ):
+        raise BenchError("nginx exited 1")
+    assert (root / "vm" / "vfs_cache_pressure").read_text() == "100\n"
+
+
+def test_a_sysctl_this_kernel_lacks_is_refused_and_nothing_stays_changed(tmp_path: Path) -> None:
+    root = _proc_sys(tmp_path, vm__vfs_cache_pressure="100")
+    settings = (("vm.vfs_cache_pressure", "50", False), ("vm.no_such_knob", "1", False))
+    with pytest.raises(BenchError, match=r"no .*vm/no_such_knob"), applied(settings, root):
+        pass
+    assert (root / "vm" / "vfs_cache_pressure").read_text() == "100\n"
+
+
+def test_sysctl_arm_overrides_the_plans_values_exactly() -> None:
+    plan = (("vm.vfs_cache_pressure", "50", False), ("net.core.somaxconn", "4096", True))
+    assert overridden(plan, {"vm.vfs_cache_pressure": "100", "net.core.somaxconn": "128"}) == (
+        ("vm.vfs_cache_pressure", "100", False),
+        ("net.core.somaxconn", "128", False),
+    )
+    assert overridden(plan, {"vm.swappiness": "10"})[-1] == ("vm.swappiness", "10", False)
+    variant = _sysctl_arm("vcp100:vm.vfs_cache_pressure=100")
+    assert (variant.name, variant.sysctls) == ("vcp100", {"vm.vfs_cache_pressure": "100"})
+
+
+@pytest.mark.parametrize(
+    "text", ["vcp", "vcp:", "vcp:vfs_cache_pressure=1", "vcp:vm.x=", "V:vm.x=1"]
+)
+def test_sysctl_arm_rejects_malformed_text(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="NAME:SYSCTL=VALUE"):
+        _sysctl_arm(text)
+
+
+def test_tpgens_arms_get_the_sysctls_its_plan_decides_for_an_hdd_node(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "node: {name: bench, cores: 2, memory: 1073741824}\n"
+        "workload: {type: origin, avg_object_size: 4194304}\n"
+        "listen: {address: 127.0.0.1, port: 29000}\n"
+        "disks:\n"
+        "  - {name: d1, device: /dev/loop0, mount: /srv/d1, size: 1000000000, media: hdd}\n"
+    )
+    settings = {name: (value, floor) for name, value, floor in plan_sysctls(spec)}
+    assert settings["vm.vfs_cache_pressure"] == ("50", False)
+    assert settings["net.core.somaxconn"][1] is True

@@ -1,0 +1,70 @@
+"""The kernel settings of tpgen's node, around the trials of the arms built from tpgen's plan.
+
+tpgen's plan decides a few host settings besides nginx.conf (`tpgen explain`, the `sysctl` rows;
+the storage_disks role applies them on a node). The bench runs nginx on this host, so an arm
+rendered by tpgen runs with them -- applied before its trial, the host's own values put back
+after it: the other arms run on the host as it is. `--sysctl-arm` measures them
+(`vm.vfs_cache_pressure=100`: tpgen's config without its node's setting)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from tpgen.api import load_plan
+
+from bench.system import BenchError
+
+PROC_SYS = Path("/proc/sys")
+# name, value, at_least (a floor: a host set higher keeps its value)
+Setting = tuple[str, str, bool]
+_NAME = re.compile(r"[a-z0-9_]+(\.[a-z0-9_-]+)+")
+
+
+def plan_sysctls(spec: Path) -> tuple[Setting, ...]:
+    """The settings tpgen's plan of `spec` decides for the node."""
+    return tuple((s.name, s.value, s.at_least) for s in load_plan(str(spec)).sysctls)
+
+
+def overridden(settings: tuple[Setting, ...], values: Mapping[str, str]) -> tuple[Setting, ...]:
+    """`settings` with `values` instead (exactly these values: no floor); new names appended."""
+    kept = tuple((n, values.get(n, v), a and n not in values) for n, v, a in settings)
+    known = {name for name, _, _ in settings}
+    return kept + tuple((n, v, False) for n, v in values.items() if n not in known)
+
+
+def _file(root: Path, name: str) -> Path:
+    if not _NAME.fullmatch(name):
+        raise BenchError(f"sysctl {name!r}: expected a dotted name such as vm.vfs_cache_pressure")
+    path = root / name.replace(".", "/")
+    if not path.is_file():
+        raise BenchError(f"sysctl {name!r}: this kernel has no {path}")
+    return path
+
+
+def _above(current: str, value: str) -> bool:
+    return current.isdigit() and value.isdigit() and int(current) >= int(value)
+
+
+@contextmanager
+def applied(settings: tuple[Setting, ...], root: Path = PROC_SYS) -> Iterator[None]:
+    """The settings in force for the block; the values found before it back after it."""
+    before: list[tuple[Path, str]] = []
+    try:
+        for name, value, at_least in settings:
+            path = _file(root, name)
+            current = " ".join(path.read_text().split())
+            if current == value or (at_least and _above(current, value)):
+                continue
+            before.append((path, current))
+            path.write_text(value + "\n")
+        yield
+    finally:
+        for path, value in reversed(before):
+            path.write_text(value + "\n")
+
+
+def describe(settings: tuple[Setting, ...]) -> str:
+    return ", ".join(f"{n}={v}" + (" (at least)" if a else "") for n, v, a in settings) or "none"
