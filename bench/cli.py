@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench import leftovers
@@ -52,43 +52,43 @@ def _shape(text: str) -> tuple[int, int, int]:
     return int(parts[0]), int(parts[1]), int(parts[2])
 
 
-def _tuning_arm(text: str) -> Variant:
+def _named_parts(
+    text: str, item_sep: str, pair_sep: str, usage: str, ok: Callable[[str, str], bool]
+) -> tuple[str, list[tuple[str, str]]]:
+    """NAME:LEFT<pair_sep>RIGHT[<item_sep>...], every pair `ok`; else the usage line."""
     name, sep, rest = text.partition(":")
-    pairs = [pair.partition("=") for pair in rest.split(",")] if sep else []
-    if not re.fullmatch(r"[a-z][a-z0-9_-]*", name) or not pairs or not all(p[1] for p in pairs):
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected NAME:KEY=VALUE[,KEY=VALUE], e.g. t64:threads_per_disk=64"
-        )
-    return Variant(name, tuning={key: value for key, _, value in pairs})
+    parts = [part.partition(pair_sep) for part in rest.split(item_sep)] if sep else []
+    if (
+        not re.fullmatch(r"[a-z][a-z0-9_-]*", name)
+        or not parts
+        or not all(found and ok(left, right) for left, found, right in parts)
+    ):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected {usage}")
+    return name, [(left, right) for left, _, right in parts]
+
+
+def _tuning_arm(text: str) -> Variant:
+    usage = "NAME:KEY=VALUE[,KEY=VALUE], e.g. t64:threads_per_disk=64"
+    name, pairs = _named_parts(text, ",", "=", usage, lambda key, value: True)
+    return Variant(name, tuning=dict(pairs))
 
 
 def _edit_arm(text: str) -> Variant:
-    name, sep, rest = text.partition(":")
-    edits = [edit.partition("=>") for edit in rest.split("|")] if sep else []
-    if (
-        not re.fullmatch(r"[a-z][a-z0-9_-]*", name)
-        or not edits
-        or not all(e[0] and e[1] for e in edits)
-    ):
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected NAME:OLD=>NEW[|OLD=>NEW], e.g. 'norp: reuseport=>'"
-        )
-    return Variant(name, edits=tuple((old, new) for old, _, new in edits))
+    usage = "NAME:OLD=>NEW[|OLD=>NEW], e.g. 'norp: reuseport=>'"
+    name, edits = _named_parts(text, "|", "=>", usage, lambda old, new: bool(old))
+    return Variant(name, edits=tuple(edits))
 
 
 def _sysctl_arm(text: str) -> Variant:
-    name, sep, rest = text.partition(":")
-    pairs = [pair.partition("=") for pair in rest.split(",")] if sep else []
-    if (
-        not re.fullmatch(r"[a-z][a-z0-9_-]*", name)
-        or not pairs
-        or not all(re.fullmatch(r"[a-z0-9_]+(\.[a-z0-9_-]+)+", k) and s and v for k, s, v in pairs)
-    ):
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected NAME:SYSCTL=VALUE[,SYSCTL=VALUE], e.g. "
-            "vcp100:vm.vfs_cache_pressure=100"
-        )
-    return Variant(name, sysctls={key: value for key, _, value in pairs})
+    usage = "NAME:SYSCTL=VALUE[,SYSCTL=VALUE], e.g. vcp100:vm.vfs_cache_pressure=100"
+    name, pairs = _named_parts(
+        text,
+        ",",
+        "=",
+        usage,
+        lambda key, value: bool(re.fullmatch(r"[a-z0-9_]+(\.[a-z0-9_-]+)+", key) and value),
+    )
+    return Variant(name, sysctls=dict(pairs))
 
 
 def _variants(args: argparse.Namespace) -> list[Variant]:
