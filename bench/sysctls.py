@@ -58,8 +58,11 @@ def applied(settings: tuple[Setting, ...], root: Path = PROC_SYS) -> Iterator[No
             current = " ".join(path.read_text().split())
             if current == value or (at_least and _above(current, value)):
                 continue
+            try:
+                path.write_text(value + "\n")
+            except OSError as exc:
+                raise BenchError(f"cannot set {name} = {value}: {exc.strerror}") from None
             before.append((path, current))
-            path.write_text(value + "\n")
         yield
     finally:
         for path, value in reversed(before):
