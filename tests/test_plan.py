@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tpgen.cli import main
@@ -102,9 +103,15 @@ def test_pool_threads_are_a_workers_share_of_the_disks_reads_in_flight() -> None
 def test_small_memory_lowers_the_reads_in_flight() -> None:
     # 4 disks x 61 reads x 512 KiB <= 12% of 1 GiB: each transfer pins about a chunk of cache.
     small = {"cores": 2, "memory": "1GiB"}
-    threads, because = _threads(spec("origin", 4, node=small, tuning={"worker_processes": 2}))
+    tuning = {"worker_processes": 2, "sendfile_max_chunk": "512KiB"}
+    threads, because = _threads(spec("origin", 4, node=small, tuning=tuning))
     assert threads == 31
     assert because.startswith("61 reads in flight per HDD across all workers (≤ 128, and 4 disks")
+    # the default chunk on an all-pool node, 2 MiB: 15 reads fit, the pool keeps its floor
+    threads, because = _threads(spec("origin", 4, node=small, tuning={"worker_processes": 2}))
+    assert threads == 16
+    assert because.startswith("15 reads in flight per HDD across all workers (≤ 128, and 4 disks")
+    assert "4 disks × 15 × 2.0 MiB ≤ 12% of memory" in because
     # 20 reads fit 256 MiB, but a worker's pool keeps the 16 that uneven connection spread needs.
     assert _threads(spec("origin", disks=3, node={"cores": 2, "memory": "256MiB"}))[0] == 16
 
@@ -256,8 +263,33 @@ def test_cache_key_is_also_the_split_key() -> None:
     assert plan.split_key.value == "$host$uri"
 
 
+def _with_disks(data: dict[str, Any], *disks: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "disks": list(disks)}
+
+
+def test_sendfile_chunk_is_2m_where_every_read_disk_has_a_pool_else_512k() -> None:
+    pooled = plan_of(spec("origin")).sendfile_max_chunk
+    assert pooled.value == 2 << 20
+    assert pooled.because.startswith("every disk nginx reads has a pool, so each sendfile() chunk")
+    # one disk read by sendfile() on the event loop: the article's bound on one call
+    mixed = _with_disks(spec("origin"), disk(1), disk(2, media="nvme"))
+    on_loop = plan_of(mixed).sendfile_max_chunk
+    assert on_loop.value == 512 << 10
+    assert "a disk without a pool is read by sendfile() on the event loop" in on_loop.because
+    # a failed disk is not read: it does not count
+    failed = _with_disks(spec("origin"), disk(1), disk(2, media="nvme", state="failed"))
+    assert plan_of(failed).sendfile_max_chunk.value == 2 << 20
+    chosen = plan_of(spec(disks=1, tuning={"sendfile_max_chunk": "1MiB"})).sendfile_max_chunk
+    assert (chosen.value, chosen.overridden) == (1 << 20, True)
+
+
 def test_sendfile_chunk_and_listen_addresses() -> None:
-    plan = plan_of(spec(listen={"address": "::", "port": 8080}, status={"address": "::1"}))
+    plan = plan_of(
+        _with_disks(
+            spec(listen={"address": "::", "port": 8080}, status={"address": "::1"}),
+            disk(1, media="ssd"),
+        )
+    )
     assert plan.sendfile_max_chunk.value == 512 << 10
     assert plan.listen == "[::]:8080"
     assert plan.status_listen == "[::1]:8081"

@@ -11,9 +11,9 @@ from tpgen.plan.defaults import (
     HDD_THREADS_BECAUSE,
     HDD_WORKER_THREADS,
     INFLIGHT_MEMORY_PERCENT,
-    SENDFILE_MAX_CHUNK,
     THREAD_BUDGET,
 )
+from tpgen.plan.io import sendfile_max_chunk
 from tpgen.plan.reads import needs_pool, pool_count, readable
 from tpgen.plan.types import Decision, ThreadPool, pick
 from tpgen.plan.workers import worker_count
@@ -25,7 +25,7 @@ def pool_threads(spec: NodeSpec) -> Decision[int]:
     """Per worker: its share of each HDD's budget of reads in flight, across all workers."""
     workers = worker_count(spec)
     pools = max(1, pool_count(spec))
-    chunk = spec.tuning.sendfile_max_chunk or SENDFILE_MAX_CHUNK
+    chunk = sendfile_max_chunk(spec).value
     by_memory = spec.node.memory * INFLIGHT_MEMORY_PERCENT // 100 // (pools * chunk)
     inflight = max(1, min(HDD_INFLIGHT, by_memory))
     share = max(HDD_WORKER_THREADS, math.ceil(inflight / workers))
