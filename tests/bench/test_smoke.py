@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,21 @@ def _prerequisites() -> None:
     if not problems:
         return
     unavailable("bench smoke cannot run: " + "; ".join(problems))
+
+
+VFS_CACHE_PRESSURE = Path("/proc/sys/vm/vfs_cache_pressure")
+
+
+@pytest.fixture
+def host_sysctl() -> Iterator[str]:
+    """The host's vm.vfs_cache_pressure set to a value no plan decides, for the run to give back;
+    the host's own value is restored after the test."""
+    before = VFS_CACHE_PRESSURE.read_text()
+    VFS_CACHE_PRESSURE.write_text("101\n")
+    try:
+        yield "101\n"
+    finally:
+        VFS_CACHE_PRESSURE.write_text(before)
 
 
 def _start(out: Path) -> subprocess.Popen[str]:
@@ -80,10 +96,19 @@ def _leftovers_of(workdir: Path) -> list[str]:
     return found
 
 
-def test_smoke_measures_every_regime_and_arm_and_cleans_up(tmp_path: Path) -> None:
+def test_smoke_measures_every_regime_and_arm_and_cleans_up(
+    tmp_path: Path, host_sysctl: str
+) -> None:
     proc = _start(tmp_path)
     output, _ = proc.communicate(timeout=TIMEOUT)
     assert proc.returncode == 0, output
+    # tpgen's arms ran with the node's setting tpgen decides for HDDs; the host got its own back
+    assert re.search(
+        r"^tpgen: during its trials the node's sysctls .*vm.vfs_cache_pressure=50",
+        output,
+        re.MULTILINE,
+    ), output
+    assert VFS_CACHE_PRESSURE.read_text() == host_sysctl
     assert output.count("-> the throttle bites") == len(SMOKE_PAIRS), output
     for pair, arms in SMOKE_PAIRS.items():
         trials = json.loads((tmp_path / pair / "results.json").read_text())["trials"]
@@ -107,7 +132,7 @@ def test_smoke_measures_every_regime_and_arm_and_cleans_up(tmp_path: Path) -> No
     assert _leftovers(_workdir(output)) == [], output
 
 
-def test_smoke_cleans_up_when_interrupted(tmp_path: Path) -> None:
+def test_smoke_cleans_up_when_interrupted(tmp_path: Path, host_sysctl: str) -> None:
     proc = _start(tmp_path)
     watchdog = threading.Timer(TIMEOUT, proc.kill)
     watchdog.start()
@@ -127,3 +152,4 @@ def test_smoke_cleans_up_when_interrupted(tmp_path: Path) -> None:
     assert proc.returncode == 130, output
     assert "interrupted by SIGINT" in output, output
     assert _leftovers(_workdir(output)) == []
+    assert VFS_CACHE_PRESSURE.read_text() == host_sysctl
