@@ -110,8 +110,9 @@ SENDFILE_MAX_CHUNK_POOLED = 2 << 20
 SENDFILE_POOLED_BECAUSE = (
     "every disk nginx reads has a pool, so each sendfile() chunk is a pool task queued behind "
     "the disk's cold reads, even for a cached file: fewer, larger chunks queue fewer times, and "
-    "none runs on the event loop (bench, the 6 regime pairs, 2m against 512k in the same run: "
-    "hot p99 0.27-0.98x, hot req/s 0.99-1.05x, cold MB/s 0.97-1.05x; 256k lost 0.62x hot req/s)"
+    "none runs on the event loop (bench, 6 regime pairs, 2m against 512k in the same run, two "
+    "runs: hot p99 at 12 workers 0.27-0.98x, with cold inodes 0.27x and 0.33x; hot req/s "
+    "0.95-1.06x; cold MB/s 0.94-1.22x; 256k lost 0.62x hot req/s)"
 )
 SENDFILE_LOOP_BECAUSE = (
     "a disk without a pool is read by sendfile() on the event loop: one call moves at most "
