@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from bench.sysctls import Setting
 from bench.system import BenchError
 
 T = TypeVar("T")
@@ -68,7 +69,7 @@ class Arm:
     cold_load: bool
     title: str
     # kernel settings in force during this arm's trials (bench.sysctls): tpgen's node's
-    sysctls: tuple[tuple[str, str, bool], ...] = ()
+    sysctls: tuple[Setting, ...] = ()
 
     @property
     def prefix(self) -> Path:

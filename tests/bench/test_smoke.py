@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.sysctls import applied
 from bench.system import missing_prerequisites
 from tests.conftest import unavailable
 
@@ -45,12 +46,8 @@ VFS_CACHE_PRESSURE = Path("/proc/sys/vm/vfs_cache_pressure")
 def host_sysctl() -> Iterator[str]:
     """The host's vm.vfs_cache_pressure set to a value no plan decides, for the run to give back;
     the host's own value is restored after the test."""
-    before = VFS_CACHE_PRESSURE.read_text()
-    VFS_CACHE_PRESSURE.write_text("101\n")
-    try:
+    with applied((("vm.vfs_cache_pressure", "101", False),)):
         yield "101\n"
-    finally:
-        VFS_CACHE_PRESSURE.write_text(before)
 
 
 def _start(out: Path) -> subprocess.Popen[str]:
