@@ -52,6 +52,14 @@ def _shape(text: str) -> tuple[int, int, int]:
     return int(parts[0]), int(parts[1]), int(parts[2])
 
 
+def _think_ms(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 10_000:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected whole milliseconds from 1 to 10000, e.g. 100"
+        )
+    return int(text)
+
+
 def _named_parts(
     text: str, item_sep: str, pair_sep: str, usage: str, ok: Callable[[str, str], bool]
 ) -> tuple[str, list[tuple[str, str]]]:
@@ -175,6 +183,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not pre-read the inodes: open() then blocks the event loop",
     )
+    run.add_argument(
+        "--hot-think-ms",
+        type=_think_ms,
+        metavar="MS",
+        help="pace the hot load: each connection waits MS ms after an answer (default 0: asks "
+        "at once, hot req/s is the capacity). Paced below every arm's capacity, the arms serve "
+        "the same rate and their hot p99s compare at equal load",
+    )
     smoke = sub.add_parser("smoke", help="a few seconds, one tiny disk: does the harness work?")
     smoke.add_argument("--out", type=Path, default=Path("bench-results/smoke"))
     smoke.add_argument("--workload", choices=("origin", "cache"), default="origin")
@@ -225,6 +241,7 @@ def _run_regimes(args: argparse.Namespace) -> int:
         duration=args.duration,
         arms=tuple(args.arms.split(",")) if args.arms else None,
         plot=False if args.no_plot else None,
+        hot_think_ms=args.hot_think_ms,
     )
     settings = [(name, count, REGIMES[name].apply(base, count)) for name, count in pairs]
     text, ok = run_regimes(settings, args.out, variants=_variants(args), log=_log)
@@ -293,6 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             arms=tuple(args.arms.split(",")) if args.arms else None,
             plot=False if args.no_plot else None,
             cold_metadata=True if args.cold_metadata else None,
+            hot_think_ms=args.hot_think_ms,
         )
         outcome = run_bench(
             settings,

@@ -138,6 +138,14 @@ def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bo
         "is better)",
         head,
     ]
+    paced = sorted({c.settings.hot_think_ms for c in combos if c.settings.hot_think_ms})
+    if paced:
+        # hot req/s is then the pace, not the capacity: only the tails compare at equal load
+        lines.insert(
+            1,
+            f"hot load paced: each connection waits {'/'.join(map(str, paced))} ms "
+            "after an answer (hot req/s is the pace; the hot p99s compare at equal load)",
+        )
     all_ok = True
     goal_lines = []
     for combo in combos:

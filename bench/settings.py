@@ -35,6 +35,10 @@ class Settings:
     nginx_memory: int = 1024 * MiB
     cold_connections: int = 200  # the article's "random load"
     hot_connections: int = 50  # the article's "constant load"
+    # 0: each hot connection asks again as soon as it is answered, so hot req/s is the node's
+    # capacity and hot p99 is taken at each arm's own rate. N: it waits N ms first (a paced load):
+    # every arm that keeps up serves the same rate, so the hot p99s compare at equal load.
+    hot_think_ms: int = 0
     wrk_threads: int = 1  # per wrk process; two wrk processes run at once
     duration: float = 25.0  # seconds per load
     rounds: int = 4

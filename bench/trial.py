@@ -91,7 +91,8 @@ def _loads(settings: Settings, data: Dataset, port: int, round_no: int) -> tuple
         settings.hot_connections,
         settings.wrk_threads,
         settings.duration,
-        "hot.lua",
+        "hot_paced.lua" if settings.hot_think_ms else "hot.lua",
+        (str(settings.hot_think_ms),) if settings.hot_think_ms else (),
     )
     cold = Load(
         base + "/",

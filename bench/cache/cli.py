@@ -17,6 +17,7 @@ _ORIGIN_ONLY = {
     "cold_metadata": "--cold-metadata",
     "regimes": "--regimes",
     "workers": "--workers",
+    "hot_think_ms": "--hot-think-ms",
 }
 
 

@@ -223,6 +223,21 @@ def test_summary_divides_tpgen_by_every_reference_in_the_same_pair() -> None:
     assert ok
 
 
+def test_summary_says_when_the_hot_load_was_paced() -> None:
+    results = [_trial("tpgen", 1, 300, 400, 80), _trial("perdisk", 1, 300, 800, 80)]
+    settings = REGIMES["baseline"].apply(REGIME_BASE, 12)
+    unpaced, _ = summary(
+        [Combo("baseline", 12, settings, Outcome(results, [], "", True))], ["tpgen"]
+    )
+    assert "paced" not in unpaced
+    paced_settings = replace(settings, hot_think_ms=100)
+    text, _ = summary(
+        [Combo("baseline", 12, paced_settings, Outcome(results, [], "", True))], ["tpgen"]
+    )
+    assert "hot load paced: each connection waits 100 ms after an answer" in text
+    assert re.search(r"tpgen ÷ perdisk +1\.00 +0\.50 ", text), text
+
+
 def test_thread_shape_parses_workers_pools_threads() -> None:
     assert _shape("2:4:64") == (2, 4, 64)
     for text in ("2:4", "2:0:64", "a:4:64"):
