@@ -29,6 +29,7 @@ from tpgen.plan.defaults import (
     SENDFILE_POOLED_BECAUSE,
     TCP_NODELAY,
     TCP_NOPUSH,
+    TCP_NOPUSH_BECAUSE,
 )
 from tpgen.plan.reads import needs_pool, readable
 from tpgen.plan.types import Decision, pick
@@ -52,7 +53,7 @@ def socket_fields(spec: NodeSpec) -> dict[str, Any]:
     return {
         "sendfile": Decision(SENDFILE, "zero-copy from page cache to socket"),
         "sendfile_max_chunk": sendfile_max_chunk(spec),
-        "tcp_nopush": Decision(TCP_NOPUSH, "full packets with sendfile"),
+        "tcp_nopush": Decision(TCP_NOPUSH, TCP_NOPUSH_BECAUSE),
         "tcp_nodelay": Decision(
             TCP_NODELAY, "the last partial packet of an answer leaves at once (no Nagle delay)"
         ),
