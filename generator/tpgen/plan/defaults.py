@@ -159,9 +159,10 @@ SENDFILE = "on"
 TCP_NOPUSH = "on"
 TCP_NOPUSH_BECAUSE = (
     "full packets with sendfile: fewer, larger segments per answer (bench, issue 10, hot 4 MiB "
-    "file, off ÷ on: hot req/s 0.81 at fast-disk 2 workers, 0.80 at baseline 12, where it is all "
-    "of tpgen's lead over the article's layout; the 1.09x hot p99 it brings there in a closed "
-    "loop comes with 1.25x the requests)"
+    "file on kept-alive connections, off ÷ on: hot req/s 0.81 at fast-disk 2 workers, 0.80 at "
+    "baseline 12, all of tpgen's lead over the article's layout there; but 1.15 when clients "
+    "reconnect, every cold and every 10th hot answer with Connection: close, so it stays the "
+    "article's and DESIGN's choice until a load models the client mix)"
 )
 TCP_NODELAY = "on"
 
