@@ -60,6 +60,14 @@ def _think_ms(text: str) -> int:
     return int(text)
 
 
+def _every(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 100_000:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected a whole count from 1 to 100000, e.g. 10"
+        )
+    return int(text)
+
+
 def _named_parts(
     text: str, item_sep: str, pair_sep: str, usage: str, ok: Callable[[str, str], bool]
 ) -> tuple[str, list[tuple[str, str]]]:
@@ -191,6 +199,14 @@ def _parser() -> argparse.ArgumentParser:
         "at once, hot req/s is the capacity). Paced below every arm's capacity, the arms serve "
         "the same rate and their hot p99s compare at equal load",
     )
+    run.add_argument(
+        "--reconnect-every",
+        type=_every,
+        metavar="N",
+        help="clients that come and go: every cold request and every N-th hot request of a wrk "
+        "thread close their connection, so the kernel places the new one on a worker waiting "
+        "then (default: wrk keeps every connection for the whole trial)",
+    )
     smoke = sub.add_parser("smoke", help="a few seconds, one tiny disk: does the harness work?")
     smoke.add_argument("--out", type=Path, default=Path("bench-results/smoke"))
     smoke.add_argument("--workload", choices=("origin", "cache"), default="origin")
@@ -242,6 +258,7 @@ def _run_regimes(args: argparse.Namespace) -> int:
         arms=tuple(args.arms.split(",")) if args.arms else None,
         plot=False if args.no_plot else None,
         hot_think_ms=args.hot_think_ms,
+        reconnect_every=args.reconnect_every,
     )
     settings = [(name, count, REGIMES[name].apply(base, count)) for name, count in pairs]
     text, ok = run_regimes(settings, args.out, variants=_variants(args), log=_log)
@@ -311,6 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             plot=False if args.no_plot else None,
             cold_metadata=True if args.cold_metadata else None,
             hot_think_ms=args.hot_think_ms,
+            reconnect_every=args.reconnect_every,
         )
         outcome = run_bench(
             settings,

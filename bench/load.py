@@ -41,7 +41,7 @@ class Load:
     connections: int
     threads: int
     duration: float
-    script: str  # cold.lua | hot.lua | hot_paced.lua
+    script: str  # a file of bench/lua: cold.lua, hot.lua, hot_paced.lua, hot_reconnect.lua
     script_args: tuple[str, ...] = ()
 
     def command(self) -> list[str]:

@@ -146,6 +146,13 @@ def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bo
             f"hot load paced: each connection waits {'/'.join(map(str, paced))} ms "
             "after an answer (hot req/s is the pace; the hot p99s compare at equal load)",
         )
+    every = sorted({c.settings.reconnect_every for c in combos if c.settings.reconnect_every})
+    if every:
+        lines.insert(
+            1,
+            "clients reconnect: every cold request and every "
+            f"{'/'.join(map(str, every))}th hot request of a wrk thread on a new connection",
+        )
     all_ok = True
     goal_lines = []
     for combo in combos:

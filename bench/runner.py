@@ -60,6 +60,11 @@ def _header(settings: Settings) -> str:
         f"{settings.rounds} rounds x {settings.duration:g} s, arms interleaved; "
         f"cold {settings.cold_connections} conns, hot {settings.hot_connections} conns"
         + (f" paced {settings.hot_think_ms} ms apart" if settings.hot_think_ms else "")
+        + (
+            f"; clients reconnect (every cold request, every {settings.reconnect_every}th hot one)"
+            if settings.reconnect_every
+            else ""
+        )
     )
 
 

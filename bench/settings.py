@@ -39,6 +39,11 @@ class Settings:
     # capacity and hot p99 is taken at each arm's own rate. N: it waits N ms first (a paced load):
     # every arm that keeps up serves the same rate, so the hot p99s compare at equal load.
     hot_think_ms: int = 0
+    # 0: wrk keeps every connection for the whole trial, so where the kernel placed it at the start
+    # decides its trial. N: every cold request and every N-th hot request of a wrk thread carry
+    # `Connection: close`; wrk opens a new connection, placed on a worker waiting at that moment,
+    # as when a CDN's clients come and go.
+    reconnect_every: int = 0
     wrk_threads: int = 1  # per wrk process; two wrk processes run at once
     duration: float = 25.0  # seconds per load
     rounds: int = 4

@@ -86,13 +86,21 @@ def _warm(url: str, size: int, attempts: int = 10) -> None:
 
 def _loads(settings: Settings, data: Dataset, port: int, round_no: int) -> tuple[Load, Load]:
     base = f"http://127.0.0.1:{port}"
+    think, every = settings.hot_think_ms, settings.reconnect_every
+    args: tuple[str, ...]
+    if think:
+        script, args = "hot_paced.lua", (str(think), str(every))
+    elif every:
+        script, args = "hot_reconnect.lua", (str(every),)
+    else:
+        script, args = "hot.lua", ()
     hot = Load(
         base + data.hot_uri,
         settings.hot_connections,
         settings.wrk_threads,
         settings.duration,
-        "hot_paced.lua" if settings.hot_think_ms else "hot.lua",
-        (str(settings.hot_think_ms),) if settings.hot_think_ms else (),
+        script,
+        args,
     )
     cold = Load(
         base + "/",
@@ -100,7 +108,7 @@ def _loads(settings: Settings, data: Dataset, port: int, round_no: int) -> tuple
         settings.wrk_threads,
         settings.duration,
         "cold.lua",
-        (str(data.uri_list), str(round_no)),
+        (str(data.uri_list), str(round_no), *(("close",) if every else ())),
     )
     return hot, cold
 

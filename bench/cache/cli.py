@@ -18,6 +18,7 @@ _ORIGIN_ONLY = {
     "regimes": "--regimes",
     "workers": "--workers",
     "hot_think_ms": "--hot-think-ms",
+    "reconnect_every": "--reconnect-every",
 }
 
 

@@ -235,6 +235,12 @@ def test_summary_says_when_the_hot_load_was_paced() -> None:
         [Combo("baseline", 12, paced_settings, Outcome(results, [], "", True))], ["tpgen"]
     )
     assert "hot load paced: each connection waits 100 ms after an answer" in text
+    assert "reconnect" not in text
+    reconnecting = replace(settings, reconnect_every=10)
+    text, _ = summary(
+        [Combo("baseline", 12, reconnecting, Outcome(results, [], "", True))], ["tpgen"]
+    )
+    assert "clients reconnect: every cold request and every 10th hot request" in text
     assert re.search(r"tpgen ÷ perdisk +1\.00 +0\.50 ", text), text
 
 
