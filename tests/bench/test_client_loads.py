@@ -155,12 +155,14 @@ def test_real_wrk_keeps_its_connections_unless_told_to_reconnect(
     # wrk opens one connection of its own besides its 2, and keeps them
     requests, kept = _connections_for(server, tmp_path, "hot.lua", ())
     assert requests > 20 and kept <= 3
-    # every 5th request of the one wrk thread closes its connection: a new one per 5 answers
+    # every 5th request of the one wrk thread closes its connection: a new one per 5 requests;
+    # wrk counts answers, and each of its 2 connections may have a request unanswered at the end
+    in_flight = 2
     requests, connections = _connections_for(server, tmp_path, "hot_reconnect.lua", ("5",))
-    assert requests > 20 and requests // 5 <= connections <= requests // 5 + kept
+    assert requests > 20 and requests // 5 <= connections <= (requests + in_flight) // 5 + kept
     listing = tmp_path / "uris.txt"
     listing.write_text("/a.bin\n/b.bin\n")
     requests, connections = _connections_for(
         server, tmp_path, "cold.lua", (str(listing), "1", "close")
     )
-    assert requests > 20 and requests <= connections <= requests + kept
+    assert requests > 20 and requests <= connections <= requests + in_flight + kept
