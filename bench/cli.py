@@ -52,20 +52,21 @@ def _shape(text: str) -> tuple[int, int, int]:
     return int(parts[0]), int(parts[1]), int(parts[2])
 
 
-def _think_ms(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 10_000:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected whole milliseconds from 1 to 10000, e.g. 100"
-        )
-    return int(text)
+def _whole(what: str, high: int, example: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from 1 to `high`, else the usage in one line."""
+
+    def parse(text: str) -> int:
+        if not text.isdigit() or not 1 <= int(text) <= high:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: expected {what} from 1 to {high}, e.g. {example}"
+            )
+        return int(text)
+
+    return parse
 
 
-def _every(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 100_000:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected a whole count from 1 to 100000, e.g. 10"
-        )
-    return int(text)
+_think_ms = _whole("whole milliseconds", 10_000, 100)
+_every = _whole("a whole count", 100_000, 10)
 
 
 def _named_parts(

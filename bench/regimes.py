@@ -138,21 +138,8 @@ def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bo
         "is better)",
         head,
     ]
-    paced = sorted({c.settings.hot_think_ms for c in combos if c.settings.hot_think_ms})
-    if paced:
-        # hot req/s is then the pace, not the capacity: only the tails compare at equal load
-        lines.insert(
-            1,
-            f"hot load paced: each connection waits {'/'.join(map(str, paced))} ms "
-            "after an answer (hot req/s is the pace; the hot p99s compare at equal load)",
-        )
-    every = sorted({c.settings.reconnect_every for c in combos if c.settings.reconnect_every})
-    if every:
-        lines.insert(
-            1,
-            "clients reconnect: every cold request and every "
-            f"{'/'.join(map(str, every))}th hot request of a wrk thread on a new connection",
-        )
+    notes = dict.fromkeys(note for c in combos for note in c.settings.client_notes)
+    lines[1:1] = notes
     all_ok = True
     goal_lines = []
     for combo in combos:

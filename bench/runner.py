@@ -59,12 +59,7 @@ def _header(settings: Settings) -> str:
         f"{'cold' if settings.cold_metadata else 'warmed'}; "
         f"{settings.rounds} rounds x {settings.duration:g} s, arms interleaved; "
         f"cold {settings.cold_connections} conns, hot {settings.hot_connections} conns"
-        + (f" paced {settings.hot_think_ms} ms apart" if settings.hot_think_ms else "")
-        + (
-            f"; clients reconnect (every cold request, every {settings.reconnect_every}th hot one)"
-            if settings.reconnect_every
-            else ""
-        )
+        + "".join(f"; {note}" for note in settings.client_notes)
     )
 
 

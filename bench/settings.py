@@ -54,6 +54,22 @@ class Settings:
     plot: bool = True
 
     @property
+    def client_notes(self) -> tuple[str, ...]:
+        """How the loads' clients differ from wrk's default (kept, unpaced connections)."""
+        notes = []
+        if self.hot_think_ms:
+            notes.append(
+                f"hot load paced: each connection waits {self.hot_think_ms} ms after an answer "
+                "(hot req/s is the pace; the hot p99s compare at equal load)"
+            )
+        if self.reconnect_every:
+            notes.append(
+                f"clients reconnect: every cold request and every {self.reconnect_every}th hot "
+                "request of a wrk thread on a new connection"
+            )
+        return tuple(notes)
+
+    @property
     def data_bytes(self) -> int:
         return self.disks * self.files_per_disk * self.file_size
 
