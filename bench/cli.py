@@ -112,6 +112,23 @@ def _variants(args: argparse.Namespace) -> list[Variant]:
     return [*args.arm_file, *args.tuning_arm, *args.edit_arm, *args.sysctl_arm]
 
 
+def _add_cork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cork = sub.add_parser(
+        "cork", help="tcp_nopush on and off, no disk: kept and reconnecting clients (wrk)"
+    )
+    cork.add_argument("--workers", type=_whole("nginx workers", 64, 2), default=2, help="(2)")
+    cork.add_argument("--rounds", type=_whole("rounds", 100, 6), default=6, help="(6)")
+    cork.add_argument(
+        "--duration", type=_whole("whole seconds", 600, 6), default=6, help="per trial (6)"
+    )
+    cork.add_argument(
+        "--reconnect-every", type=_every, default=10, metavar="N", help="closing mix's N (10)"
+    )
+    cork.add_argument(
+        "--hot-think-ms", type=_think_ms, default=80, metavar="MS", help="paced mix's wait (80)"
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bench",
@@ -215,6 +232,7 @@ def _parser() -> argparse.ArgumentParser:
     splitcost = sub.add_parser("splitcost", help="hot-path cost of split_clients (real nginx, wrk)")
     splitcost.add_argument("--rounds", type=int, default=7, help="interleaved rounds (7)")
     splitcost.add_argument("--duration", type=int, default=3, help="whole seconds per arm (3)")
+    _add_cork(sub)
     threads = sub.add_parser("threads", help="nginx's RSS, virtual size, start and reload time")
     threads.add_argument(
         "--shape",
@@ -279,6 +297,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bench.splitcost import run_splitcost
 
             return run_splitcost(_log, rounds=args.rounds, duration=args.duration)
+        if args.command == "cork":
+            from bench.corkcost import run_cork
+
+            return run_cork(
+                _log,
+                workers=args.workers,
+                rounds=args.rounds,
+                duration=args.duration,
+                reconnect_every=args.reconnect_every,
+                think_ms=args.hot_think_ms,
+            )
         if args.command == "check":
             problems = missing_prerequisites()
             for problem in problems:

@@ -48,6 +48,7 @@ http {{
 # threads; a reload briefly runs old and new workers: twice that). The old budget, 16,384, is not
 # measured: its reload needs 32,768 threads at once, all of a default pid_max.
 SHAPES = ((2, 4, 31), (32, 12, 16), (64, 4, 32))
+PORT_RANGE = (29000, 29999)
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def _ready(master: int, workers: int, per_worker: int, old: set[int]) -> bool:
 
 def measure(workers: int, pools: int, threads: int, timeout: float = 120.0) -> ThreadCost:
     """Start, measure and reload nginx with `workers` × `pools` pools of `threads` threads."""
-    (port,) = free_ports(1, (29000, 29999))
+    (port,) = free_ports(1, PORT_RANGE)
     per_worker = 1 + pools * threads
     with tempfile.TemporaryDirectory(prefix="tpgen-threads-") as tmp:
         prefix = Path(tmp)

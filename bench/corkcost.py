@@ -1,0 +1,190 @@
+"""`python -m bench cork`: what tcp_nopush does to a cached answer, with no disk in the way.
+
+The regimes found tcp_nopush (TCP_CORK around every answer sent with sendfile) worth 1.25× hot
+req/s at 12 workers when wrk keeps its connections, and 0.87× when clients come and go
+(issue 10, sessions 6-7). This bench asks whether that is TCP's doing or the disks': one 4 MiB
+file in the page cache, two nginx configs that differ in `tcp_nopush` only, otherwise tpgen's
+settings for a node whose every disk has a pool (sendfile in the pool, its chunk, its threads,
+tcp_nodelay), and three client mixes through the regimes' own wrk scripts:
+
+- kept: hot.lua, every connection kept for the whole run (the regimes' default load);
+- built: hot_reconnect.lua with nothing closed, the control: each request built in Lua (wrk's
+  extra CPU for the next mix) but every connection kept;
+- come and go: hot_reconnect.lua, every N-th request of a wrk thread with `Connection: close`;
+- paced: hot_paced.lua, connections kept, each waiting MS ms after an answer, so both arms
+  serve the same rate below capacity and their latencies compare at equal load.
+
+The arms alternate for several rounds; per mix the report gives each arm's median req/s, p50 and
+p99 and the median of the same-round ratios off ÷ on, with how many rounds the cork won on
+req/s. Nothing here decides: the figures feed tcp_nopush's reason (plan/defaults.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tpgen.api import HDD_WORKER_THREADS, SENDFILE_MAX_CHUNK_POOLED
+
+from bench.cgroups import new_cgroup
+from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX
+from bench.load import Load, LoadResult
+from bench.nginxproc import Nginx
+from bench.system import BenchError, free_ports
+
+PORT_RANGE = (30100, 30999)  # below the ephemeral range (32768+): no client port lands here
+FILE_SIZE = 4 << 20  # the regimes' files (bench.settings.FULL)
+HOT_URI = "/hot.bin"
+CONNECTIONS = 50  # the regimes' hot connections
+WRK_THREADS = 2
+ARMS = ("on", "off")  # tcp_nopush
+
+
+@dataclass(frozen=True)
+class Mix:
+    name: str
+    script: str
+    args: tuple[str, ...]
+
+
+def mixes(reconnect_every: int, think_ms: int) -> tuple[Mix, ...]:
+    return (
+        Mix("kept (hot.lua)", "hot.lua", ()),
+        Mix("built, kept (control)", "hot_reconnect.lua", ("0",)),
+        Mix(f"come and go (every {reconnect_every})", "hot_reconnect.lua", (str(reconnect_every),)),
+        Mix(f"paced, kept ({think_ms} ms)", "hot_paced.lua", (str(think_ms), "0")),
+    )
+
+
+def config(nopush: str, workers: int, prefix: Path, port: int) -> str:
+    """tpgen's socket settings for a pooled disk (plan/io.py); only tcp_nopush varies."""
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    return (
+        f"{user}worker_processes {workers};\n"
+        f"pid {prefix}/nginx.pid;\nerror_log {prefix}/error.log warn;\n"
+        f"thread_pool hot threads={HDD_WORKER_THREADS};\n"
+        "events { worker_connections 4096; }\n"
+        "http {\n    access_log off;\n    keepalive_requests 1000000;\n"
+        f"    sendfile on;\n    sendfile_max_chunk {SENDFILE_MAX_CHUNK_POOLED};\n"
+        f"    tcp_nopush {nopush};\n    tcp_nodelay on;\n"
+        f"    server {{\n        listen 127.0.0.1:{port};\n        root {prefix}/www;\n"
+        "        location / { aio threads=hot; }\n    }\n}\n"
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    mix: str
+    on: Sequence[LoadResult]
+    off: Sequence[LoadResult]
+
+    def line(self) -> str:
+        ratios = [b.rps / a.rps for a, b in zip(self.on, self.off, strict=True) if a.rps]
+        won = sum(a.rps > b.rps for a, b in zip(self.on, self.off, strict=True))
+        low, mid, high = min(ratios), statistics.median(ratios), max(ratios)
+        latencies = (
+            f"{_median(self.on, 'latency_p50_ms'):.0f}/{_median(self.on, 'latency_p99_ms'):.0f}",
+            f"{_median(self.off, 'latency_p50_ms'):.0f}/{_median(self.off, 'latency_p99_ms'):.0f}",
+        )
+        return (
+            f"  {self.mix:30} {_median(self.on, 'rps'):8.0f} {_median(self.off, 'rps'):9.0f}"
+            f" {mid:8.2f} ({low:.2f}-{high:.2f}) {latencies[0]:>11} {latencies[1]:>12}"
+            f" {won:>4}/{len(self.on)}"
+        )
+
+
+def _median(results: Sequence[LoadResult], field: str) -> float:
+    return statistics.median(float(getattr(r, field)) for r in results)
+
+
+def table(rows: Sequence[Row], *, workers: int, rounds: int, duration: int) -> str:
+    head = (
+        f"tcp_nopush with no disk: a {FILE_SIZE >> 20} MiB file in the page cache, {workers} "
+        f"workers, {CONNECTIONS} connections, {rounds} rounds x {duration} s, arms alternating\n"
+        f"  {'clients':30} {'on req/s':>8} {'off req/s':>9} {'off ÷ on (range)':>20}"
+        f" {'on p50/p99':>11} {'off p50/p99':>12} {'on won':>6}"
+    )
+    return "\n".join([head, *(row.line() for row in rows)])
+
+
+class _Server:
+    def __init__(self, nopush: str, workers: int, root: Path, port: int) -> None:
+        prefix = root / f"nopush-{nopush}"
+        (prefix / "www").mkdir(parents=True)
+        (prefix / "www" / HOT_URI.lstrip("/")).write_bytes(os.urandom(FILE_SIZE))
+        conf = prefix / "nginx.conf"
+        conf.write_text(config(nopush, workers, prefix, port), encoding="utf-8")
+        self.cgroup = new_cgroup(f"{CGROUP_PREFIX}cork-{os.getpid()}-{nopush}")
+        self.nginx = Nginx(conf, prefix, port, self.cgroup)
+        self.url = f"http://127.0.0.1:{port}{HOT_URI}"
+
+    def run(self, mix: Mix, duration: int, log: Path) -> LoadResult:
+        self.cgroup.create()
+        try:
+            self.nginx.start()
+            load = Load(self.url, CONNECTIONS, WRK_THREADS, duration, mix.script, mix.args)
+            result = load.finish(load.start(log), log)
+            problems = self.nginx.problems()
+        finally:
+            self.nginx.stop()
+            self.cgroup.destroy()
+        if problems or result.errors:
+            raise BenchError(f"{self.url}: {result.errors} errors; {problems[:3]}")
+        return result
+
+
+def measure(
+    log: Callable[[str], None],
+    *,
+    workers: int,
+    rounds: int,
+    duration: int,
+    reconnect_every: int,
+    think_ms: int,
+) -> list[Row]:
+    root = BENCH_ROOT / f"cork-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    ports = free_ports(len(ARMS), PORT_RANGE)
+    rows = []
+    try:
+        servers = {
+            arm: _Server(arm, workers, root, port) for arm, port in zip(ARMS, ports, strict=True)
+        }
+        for index, mix in enumerate(mixes(reconnect_every, think_ms)):
+            got: dict[str, list[LoadResult]] = {arm: [] for arm in ARMS}
+            for round_no in range(rounds):
+                for arm in ARMS if round_no % 2 == 0 else ARMS[::-1]:
+                    wrk_log = root / f"wrk-{arm}-mix{index}-round{round_no}.log"
+                    got[arm].append(servers[arm].run(mix, duration, wrk_log))
+            rows.append(Row(mix.name, got["on"], got["off"]))
+            log(rows[-1].line())
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return rows
+
+
+def run_cork(
+    log: Callable[[str], None],
+    *,
+    workers: int = 2,
+    rounds: int = 6,
+    duration: int = 6,
+    reconnect_every: int = 10,
+    think_ms: int = 80,
+) -> int:
+    if rounds < 1 or duration < 1:
+        raise BenchError("--rounds and --duration: at least 1")
+    rows = measure(
+        log,
+        workers=workers,
+        rounds=rounds,
+        duration=duration,
+        reconnect_every=reconnect_every,
+        think_ms=think_ms,
+    )
+    print(table(rows, workers=workers, rounds=rounds, duration=duration))
+    return 0

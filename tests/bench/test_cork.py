@@ -1,0 +1,159 @@
+"""`python -m bench cork`: two configs that differ in tcp_nopush only and carry tpgen's socket
+settings, the client mixes, the table, and one short real run (nginx, wrk, a cgroup)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from tpgen.api import load_plan, render_config
+
+from bench import splitcost, threadcost
+from bench.cache.settings import CACHE_FULL
+from bench.cli import main
+from bench.corkcost import ARMS, PORT_RANGE, Row, config, measure, mixes, table
+from bench.leftovers import BENCH_ROOT, bench_cgroups
+from bench.load import LoadResult
+from bench.loopdisk import LoopDisk
+from bench.settings import FULL
+from bench.tpgencli import NodeFacts, SpecFile
+from tests.conftest import require_root, unavailable
+
+SOCKET_DIRECTIVES = ("sendfile", "sendfile_max_chunk", "tcp_nopush", "tcp_nodelay")
+
+
+def _directives(conf: str) -> dict[str, str]:
+    found = {}
+    for name in SOCKET_DIRECTIVES:
+        values = set(re.findall(rf"^\s*{name}\s+([^;]+);", conf, re.MULTILINE))
+        assert len(values) == 1, (name, values)
+        found[name] = values.pop()
+    # nginx's sizes: 2097152, 2048k and 2m are one value
+    size = re.fullmatch(r"(\d+)([km]?)", found["sendfile_max_chunk"].lower())
+    assert size, found
+    found["sendfile_max_chunk"] = str(int(size[1]) << {"": 0, "k": 10, "m": 20}[size[2]])
+    found["threads"] = ",".join(sorted(set(re.findall(r"thread_pool \S+ threads=(\d+)", conf))))
+    return found
+
+
+def _bench_node_conf(tmp_path: Path, workers: int, memory: int) -> str:
+    """What tpgen renders for a regime's node (bench.runner: its cores are the worker count)."""
+    facts = NodeFacts("bench", workers, memory, 4 << 20, 29000, 29001)
+    disks = tuple(
+        LoopDisk(f"d{i}", tmp_path / f"d{i}.img", f"/dev/loop{i}", tmp_path / f"d{i}")
+        for i in range(1, 5)
+    )
+    spec_path = tmp_path / "spec.yaml"
+    spec_path.write_text(SpecFile(facts, disks, 2 << 30).text())
+    return render_config(load_plan(str(spec_path)))
+
+
+def test_the_arms_differ_in_tcp_nopush_only(tmp_path: Path) -> None:
+    on, off = (config(arm, 2, tmp_path, 29000).splitlines() for arm in ARMS)
+    changed = [(a, b) for a, b in zip(on, off, strict=True) if a != b]
+    assert changed == [("    tcp_nopush on;", "    tcp_nopush off;")]
+
+
+@pytest.mark.parametrize(("workers", "memory"), [(2, 1 << 30), (12, 1 << 30), (2, 256 << 20)])
+def test_the_cork_arm_carries_tpgens_socket_settings_for_the_bench_node(
+    tmp_path: Path, workers: int, memory: int
+) -> None:
+    tpgen = _directives(_bench_node_conf(tmp_path, workers, memory))
+    assert _directives(config("on", workers, tmp_path, 29000)) == tpgen
+
+
+def test_both_arms_pass_nginx_t(tmp_path: Path, nginx_binary: str) -> None:
+    for arm in ARMS:
+        prefix = tmp_path / arm
+        prefix.mkdir()
+        conf = prefix / "nginx.conf"
+        conf.write_text(config(arm, 2, prefix, 29000))
+        proc = subprocess.run(
+            [nginx_binary, "-t", "-p", f"{prefix}/", "-c", str(conf), "-e", "stderr"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_no_bench_listens_where_the_kernel_picks_client_ports() -> None:
+    """A listen port inside the ephemeral range can be held by one of wrk's own client sockets
+    when nginx restarts between trials: `bind() ... Address already in use` (it happened)."""
+    low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    ranges = {
+        "run": FULL.port_range,
+        "cache": CACHE_FULL.port_range,
+        "splitcost": splitcost.PORT_RANGE,
+        "threads": threadcost.PORT_RANGE,
+        "cork": PORT_RANGE,
+    }
+    inside = {name: r for name, r in ranges.items() if r[0] <= high and r[1] >= low}
+    assert inside == {}, f"ephemeral ports {low}-{high}"
+
+
+def test_the_mixes_keep_build_close_and_pace() -> None:
+    kept, built, closing, paced = mixes(7, 90)
+    assert (kept.script, kept.args) == ("hot.lua", ())
+    assert (built.script, built.args) == ("hot_reconnect.lua", ("0",))  # 0: never closes
+    assert (closing.script, closing.args) == ("hot_reconnect.lua", ("7",))
+    assert "every 7" in closing.name
+    assert (paced.script, paced.args) == ("hot_paced.lua", ("90", "0"))  # kept, 90 ms apart
+
+
+def _result(rps: float, p99_ms: float) -> LoadResult:
+    return LoadResult(1.0, int(rps), int(rps) << 22, 0, 10.0, p99_ms / 10, p99_ms, p99_ms * 2)
+
+
+def test_the_table_gives_same_round_ratios_and_the_rounds_the_cork_won() -> None:
+    row = Row(
+        "kept (hot.lua)",
+        on=[_result(800, 100), _result(900, 120), _result(700, 90)],
+        off=[_result(720, 110), _result(990, 130), _result(560, 80)],
+    )
+    text = table([row], workers=2, rounds=3, duration=6)
+    line = text.splitlines()[-1]
+    # off ÷ on per round: 0.90, 1.10, 0.80 -> median 0.90; the cork won rounds 1 and 3;
+    # then each arm's median p50/p99
+    assert re.search(r"800\s+720\s+0\.90 \(0\.80-1\.10\)\s+10/100\s+11/110\s+2/3$", line), line
+    assert "2 workers" in text and "3 rounds x 6 s" in text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--workers", "0"],
+        ["--rounds", "101"],
+        ["--duration", "0"],
+        ["--reconnect-every", "x"],
+        ["--hot-think-ms", "0"],
+    ],
+)
+def test_the_cork_options_are_bounded(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["cork", *argv])
+    assert exit_info.value.code == 2
+    assert "expected" in capsys.readouterr().err
+
+
+def test_a_short_real_run_measures_every_mix_on_both_arms_and_leaves_nothing() -> None:
+    require_root("nginx runs in its own cgroup")
+    for tool in ("nginx", "wrk"):
+        if shutil.which(tool) is None:
+            unavailable(f"{tool} is not installed")
+    before = set(BENCH_ROOT.glob("cork-*")) if BENCH_ROOT.exists() else set()
+    rows = measure(
+        lambda _line: None, workers=1, rounds=2, duration=1, reconnect_every=5, think_ms=50
+    )
+    assert [row.mix for row in rows] == [mix.name for mix in mixes(5, 50)]
+    for row in rows:
+        assert len(row.on) == len(row.off) == 2
+        assert all(result.requests > 0 and result.errors == 0 for result in [*row.on, *row.off])
+        # every answer is the whole 4 MiB file
+        assert all(result.bytes >= result.requests << 22 for result in [*row.on, *row.off])
+    after = set(BENCH_ROOT.glob("cork-*")) if BENCH_ROOT.exists() else set()
+    assert after == before
+    assert not [group for group in bench_cgroups() if "-cork-" in group.name]
