@@ -4,6 +4,7 @@ the bench's marks (paths under /var/tmp/tpgen-bench, cgroups named tpgen-bench-*
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -12,9 +13,12 @@ from pathlib import Path
 
 from bench.cgroups import CGROUP_ROOT
 from bench.loopdisk import detach_own_loop, own_loops, own_mounts, unmount
+from bench.system import BenchError
 
 BENCH_ROOT = Path("/var/tmp/tpgen-bench")
 CGROUP_PREFIX = "tpgen-bench-"
+# The host's sysctl values a run changed, one file per run (bench.sysctls.applied writes them).
+JOURNAL_DIR = BENCH_ROOT / "sysctls"
 
 
 def nginx_pids(under: Path = BENCH_ROOT) -> list[int]:
@@ -55,8 +59,46 @@ def bench_cgroups() -> list[Path]:
     return found
 
 
+def _running_bench(pid: int) -> bool:
+    """Whether `pid` is a live Python running the bench (a journal's writer still at work)."""
+    if pid == os.getpid():
+        return True
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"bench" in argv or any(arg.endswith(b"pytest") for arg in argv)
+
+
+def journals(journal_dir: Path = JOURNAL_DIR) -> list[tuple[Path, list[tuple[Path, str]]]]:
+    """The journals of runs that died: (journal, [(sysctl file, the host's value)])."""
+    found = []
+    for journal in sorted(journal_dir.glob("*.json")) if journal_dir.is_dir() else []:
+        if journal.stem.isdigit() and _running_bench(int(journal.stem)):
+            continue
+        try:
+            entries = [(Path(path), value) for path, value in json.loads(journal.read_text())]
+        except (OSError, ValueError, TypeError) as exc:
+            raise BenchError(f"{journal}: unreadable sysctl journal ({exc})") from None
+        found.append((journal, entries))
+    return found
+
+
+def restore_journals(journal_dir: Path = JOURNAL_DIR) -> list[str]:
+    """Put back what dead runs changed; return `file=value` of every setting restored."""
+    restored = []
+    for journal, entries in journals(journal_dir):
+        for path, value in reversed(entries):
+            if path.is_file():
+                path.write_text(value + "\n")
+                restored.append(f"{path}={value}")
+        journal.unlink()
+    return restored
+
+
 def find() -> dict[str, list[str]]:
     return {
+        "sysctls": [f"{path}={value}" for _, entries in journals() for path, value in entries],
         "nginx": [str(pid) for pid in nginx_pids()],
         "mounts": [str(m) for m in own_mounts(BENCH_ROOT)],
         "loops": [dev for dev, _ in own_loops(BENCH_ROOT)],
@@ -65,7 +107,9 @@ def find() -> dict[str, list[str]]:
 
 
 def remove() -> dict[str, list[str]]:
-    """Kill, unmount, detach, rmdir, in that order; return what is still there afterwards."""
+    """Restore the host's sysctls, kill, unmount, detach, rmdir, in that order; return what is
+    still there afterwards."""
+    restore_journals()
     for pid in nginx_pids():
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)

@@ -4,10 +4,16 @@ tpgen's plan decides a few host settings besides nginx.conf (`tpgen explain`, th
 the storage_disks role applies them on a node). The bench runs nginx on this host, so an arm
 rendered by tpgen runs with them -- applied before its trial, the host's own values put back
 after it: the other arms run on the host as it is. `--sysctl-arm` measures them
-(`vm.vfs_cache_pressure=100`: tpgen's config without its node's setting)."""
+(`vm.vfs_cache_pressure=100`: tpgen's config without its node's setting).
+
+A run killed with SIGKILL cannot put them back: each value is written to a journal
+(/var/tmp/tpgen-bench/sysctls/<pid>.json) before it is changed, and `python -m bench cleanup`
+restores what a dead run's journal holds."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -15,6 +21,7 @@ from pathlib import Path
 
 from tpgen.api import load_plan
 
+from bench.leftovers import JOURNAL_DIR
 from bench.system import BenchError
 
 PROC_SYS = Path("/proc/sys")
@@ -48,16 +55,28 @@ def _above(current: str, value: str) -> bool:
     return current.isdigit() and value.isdigit() and int(current) >= int(value)
 
 
+def _write_journal(journal: Path, before: list[tuple[Path, str]]) -> None:
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    partial = journal.with_suffix(".tmp")
+    partial.write_text(json.dumps([[str(path), value] for path, value in before]))
+    partial.replace(journal)  # a kill between the two leaves the previous whole journal
+
+
 @contextmanager
-def applied(settings: tuple[Setting, ...], root: Path = PROC_SYS) -> Iterator[None]:
-    """The settings in force for the block; the values found before it back after it."""
+def applied(
+    settings: tuple[Setting, ...], root: Path = PROC_SYS, journal_dir: Path = JOURNAL_DIR
+) -> Iterator[None]:
+    """The settings in force for the block; the values found before it back after it (or, if
+    the process is killed, by `leftovers.restore_journals`)."""
     before: list[tuple[Path, str]] = []
+    journal = journal_dir / f"{os.getpid()}.json"
     try:
         for name, value, at_least in settings:
             path = _file(root, name)
             current = " ".join(path.read_text().split())
             if current == value or (at_least and _above(current, value)):
                 continue
+            _write_journal(journal, [*before, (path, current)])
             try:
                 path.write_text(value + "\n")
             except OSError as exc:
@@ -67,6 +86,7 @@ def applied(settings: tuple[Setting, ...], root: Path = PROC_SYS) -> Iterator[No
     finally:
         for path, value in reversed(before):
             path.write_text(value + "\n")
+        journal.unlink(missing_ok=True)
 
 
 def describe(settings: tuple[Setting, ...]) -> str:

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
+import signal
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +16,7 @@ import pytest
 from bench.arms import Arm, perdisk_conf, relocate, round_order, single_root_conf, substitute
 from bench.armset import edited
 from bench.cli import _arm_file, _edit_arm, _shape, _sysctl_arm, _tuning_arm
+from bench.leftovers import journals, restore_journals
 from bench.load import LoadResult, parse_summary
 from bench.output import write
 from bench.regimes import Combo, load_pair, plan, summary
@@ -22,6 +27,7 @@ from bench.sysctls import applied, overridden, plan_sysctls
 from bench.system import BenchError
 from bench.trial import TrialResult
 
+ROOT = Path(__file__).resolve().parents[2]
 WRK_OUTPUT = """Running 1s test @ http://127.0.0.1:29000/files/hot.bin
   1 threads and 4 connections
 TPGEN-WRK {"duration_us":1000000,"requests":500,"bytes":2097152000,\
@@ -328,7 +334,7 @@ def test_node_sysctls_hold_during_the_block_and_the_hosts_values_come_back(tmp_p
         ("net.core.somaxconn", "4096", True),  # a floor the host already passes: untouched
         ("fs.file-max", "86976", True),
     )
-    with applied(settings, root):
+    with applied(settings, root, root / "journal"):
         assert (root / "vm" / "vfs_cache_pressure").read_text() == "50\n"
         assert (root / "net" / "core" / "somaxconn").read_text() == "8192\n"
         assert (root / "fs" / "file-max").read_text() == "86976\n"
@@ -340,7 +346,7 @@ def test_node_sysctls_come_back_when_the_trial_fails(tmp_path: Path) -> None:
     root = _proc_sys(tmp_path, vm__vfs_cache_pressure="100")
     with (
         pytest.raises(BenchError, match="nginx exited"),
-        applied((("vm.vfs_cache_pressure", "10", False),), root),
+        applied((("vm.vfs_cache_pressure", "10", False),), root, root / "journal"),
     ):
         raise BenchError("nginx exited 1")
     assert (root / "vm" / "vfs_cache_pressure").read_text() == "100\n"
@@ -349,9 +355,58 @@ def test_node_sysctls_come_back_when_the_trial_fails(tmp_path: Path) -> None:
 def test_a_sysctl_this_kernel_lacks_is_refused_and_nothing_stays_changed(tmp_path: Path) -> None:
     root = _proc_sys(tmp_path, vm__vfs_cache_pressure="100")
     settings = (("vm.vfs_cache_pressure", "50", False), ("vm.no_such_knob", "1", False))
-    with pytest.raises(BenchError, match=r"no .*vm/no_such_knob"), applied(settings, root):
+    with (
+        pytest.raises(BenchError, match=r"no .*vm/no_such_knob"),
+        applied(settings, root, root / "journal"),
+    ):
         pass
     assert (root / "vm" / "vfs_cache_pressure").read_text() == "100\n"
+
+
+def test_the_hosts_values_are_in_a_journal_while_the_block_runs(tmp_path: Path) -> None:
+    root = _proc_sys(tmp_path, vm__vfs_cache_pressure="100", vm__swappiness="60")
+    settings = (("vm.vfs_cache_pressure", "50", False), ("vm.swappiness", "10", False))
+    with applied(settings, root, tmp_path / "journal"):
+        (journal,) = (tmp_path / "journal").glob("*.json")
+        assert json.loads(journal.read_text()) == [
+            [str(root / "vm" / "vfs_cache_pressure"), "100"],
+            [str(root / "vm" / "swappiness"), "60"],
+        ]
+        assert journals(tmp_path / "journal") == []  # this process is alive: not a dead run's
+    assert list((tmp_path / "journal").glob("*")) == []
+
+
+def test_cleanup_restores_what_a_killed_run_changed(tmp_path: Path) -> None:
+    root = _proc_sys(tmp_path, vm__vfs_cache_pressure="100")
+    code = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from bench.sysctls import applied\n"
+        "root = Path(sys.argv[1])\n"
+        'with applied((("vm.vfs_cache_pressure", "50", False),), root, root / \'journal\'):\n'
+        "    print('set', flush=True)\n"
+        "    time.sleep(60)\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, str(root)], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "set\n"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    assert (root / "vm" / "vfs_cache_pressure").read_text() == "50\n"  # nobody put it back
+    assert restore_journals(root / "journal") == [f"{root / 'vm' / 'vfs_cache_pressure'}=100"]
+    assert (root / "vm" / "vfs_cache_pressure").read_text() == "100\n"
+    assert list((root / "journal").glob("*")) == []
+    assert restore_journals(root / "journal") == []
+
+
+def test_an_unreadable_journal_is_reported_not_guessed(tmp_path: Path) -> None:
+    (tmp_path / "journal").mkdir()
+    (tmp_path / "journal" / "999999999.json").write_text("{not json")  # no such process
+    with pytest.raises(BenchError, match=r"999999999\.json: unreadable sysctl journal"):
+        restore_journals(tmp_path / "journal")
 
 
 def test_sysctl_arm_overrides_the_plans_values_exactly() -> None:
