@@ -5,7 +5,7 @@ req/s at 12 workers when wrk keeps its connections, and 0.87× when clients come
 (issue 10, sessions 6-7). This bench asks whether that is TCP's doing or the disks': one 4 MiB
 file in the page cache, two nginx configs that differ in `tcp_nopush` only, otherwise tpgen's
 settings for a node whose every disk has a pool (sendfile in the pool, its chunk, its threads,
-tcp_nodelay), and three client mixes through the regimes' own wrk scripts:
+tcp_nodelay), and four client mixes through the regimes' own wrk scripts:
 
 - kept: hot.lua, every connection kept for the whole run (the regimes' default load);
 - built: hot_reconnect.lua with nothing closed, the control: each request built in Lua (wrk's

@@ -74,7 +74,8 @@ def journals(journal_dir: Path = JOURNAL_DIR) -> list[tuple[Path, list[tuple[Pat
     """The journals of runs that died: (journal, [(sysctl file, the host's value)])."""
     found = []
     for journal in sorted(journal_dir.glob("*.json")) if journal_dir.is_dir() else []:
-        if journal.stem.isdigit() and _running_bench(int(journal.stem)):
+        pid = journal.stem.partition("-")[0]
+        if pid.isdigit() and _running_bench(int(pid)):
             continue
         try:
             entries = [(Path(path), value) for path, value in json.loads(journal.read_text())]

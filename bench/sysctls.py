@@ -7,7 +7,7 @@ after it: the other arms run on the host as it is. `--sysctl-arm` measures them
 (`vm.vfs_cache_pressure=100`: tpgen's config without its node's setting).
 
 A run killed with SIGKILL cannot put them back: each value is written to a journal
-(/var/tmp/tpgen-bench/sysctls/<pid>.json) before it is changed, and `python -m bench cleanup`
+(/var/tmp/tpgen-bench/sysctls/<pid>-<ns>.json) before it is changed, and `python -m bench cleanup`
 restores what a dead run's journal holds."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -69,7 +70,8 @@ def applied(
     """The settings in force for the block; the values found before it back after it (or, if
     the process is killed, by `leftovers.restore_journals`)."""
     before: list[tuple[Path, str]] = []
-    journal = journal_dir / f"{os.getpid()}.json"
+    # the clock too: a later run that gets a dead run's pid must not overwrite its journal
+    journal = journal_dir / f"{os.getpid()}-{time.time_ns()}.json"
     try:
         for name, value, at_least in settings:
             path = _file(root, name)

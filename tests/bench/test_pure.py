@@ -404,8 +404,8 @@ def test_cleanup_restores_what_a_killed_run_changed(tmp_path: Path) -> None:
 
 def test_an_unreadable_journal_is_reported_not_guessed(tmp_path: Path) -> None:
     (tmp_path / "journal").mkdir()
-    (tmp_path / "journal" / "999999999.json").write_text("{not json")  # no such process
-    with pytest.raises(BenchError, match=r"999999999\.json: unreadable sysctl journal"):
+    (tmp_path / "journal" / "999999999-1.json").write_text("{not json")  # no such process
+    with pytest.raises(BenchError, match=r"999999999-1\.json: unreadable sysctl journal"):
         restore_journals(tmp_path / "journal")
 
 
