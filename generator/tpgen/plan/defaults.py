@@ -154,15 +154,20 @@ OPEN_FILE_CACHE_ERRORS = "on"
 # Debian's nginx.conf (nginx's own default is 75s), written out so the config says it.
 KEEPALIVE_TIMEOUT = "65s"
 # DESIGN §4: sendfile on (the article's too), full packets with it (tcp_nopush); tcp_nodelay is
-# nginx's default, written out.
+# nginx's default, written out. The cork is TCP's trade, not the disks' (`python -m bench cork`):
+# nginx lifts it when the answer is done, on the event loop (ngx_http_set_keepalive), so the last
+# partial segment waits for a free loop (paced at equal load, 12 workers on 2 CPUs: p50 4 ms
+# against 3, p99 45 against 41). Why clients that reconnect lose with it was not found
+# (docs/benchmark.md, session 8).
 SENDFILE = "on"
 TCP_NOPUSH = "on"
 TCP_NOPUSH_BECAUSE = (
-    "full packets with sendfile: fewer, larger segments per answer (bench, issue 10, hot 4 MiB "
-    "file on kept-alive connections, off ÷ on: hot req/s 0.81 at fast-disk 2 workers, 0.80 at "
-    "baseline 12, all of tpgen's lead over the article's layout there; but 1.15 when clients "
-    "reconnect, every cold and every 10th hot answer with Connection: close, so it stays the "
-    "article's and DESIGN's choice until a load models the client mix)"
+    "full packets with sendfile: fewer, larger segments per answer (issue 10, 4 MiB hot file, "
+    "off ÷ on: with clients that keep their connections hot req/s 0.81 and 0.80 in the slow-disk "
+    "bench, all of tpgen's lead over the article's layout there, and 0.88-0.97 with no disk "
+    "(bench cork, 2 and 12 workers) for a p99 1.05-1.17x the uncorked one; 1.08-1.12 when every "
+    "10th answer closes its connection. Kept: media clients and edge caches keep theirs, and TLS "
+    "answers are never corked)"
 )
 TCP_NODELAY = "on"
 

@@ -55,7 +55,10 @@ def socket_fields(spec: NodeSpec) -> dict[str, Any]:
         "sendfile_max_chunk": sendfile_max_chunk(spec),
         "tcp_nopush": Decision(TCP_NOPUSH, TCP_NOPUSH_BECAUSE),
         "tcp_nodelay": Decision(
-            TCP_NODELAY, "the last partial packet of an answer leaves at once (no Nagle delay)"
+            TCP_NODELAY,
+            "answers nginx does not cork (over TLS, bodies from memory) send their last partial "
+            "packet at once, no Nagle delay; on Linux nginx leaves it off on a connection after a "
+            "corked answer (ngx_http_set_keepalive)",
         ),
         "keepalive_timeout": pick(
             tuning.keepalive_timeout,
