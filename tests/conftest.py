@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import NoReturn
 
@@ -61,3 +62,13 @@ def nginx_binary() -> str:
     if binary is None:
         unavailable("nginx is not installed: scripts/test.sh system-deps installs nginx-core")
     return binary
+
+
+def nginx_t(binary: str, prefix: Path, conf: Path) -> subprocess.CompletedProcess[str]:
+    """`nginx -t` of `conf` with its runtime paths under `prefix`, errors on stderr."""
+    return subprocess.run(
+        [binary, "-t", "-p", f"{prefix}/", "-c", str(conf), "-e", "stderr"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )

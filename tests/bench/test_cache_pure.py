@@ -3,7 +3,6 @@ accounting, the goals against the article's layout, and the CLI's option checks.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from bench.cache.trial import CacheTrial, DiskIO
 from bench.cli import main
 from bench.load import LoadResult
 from bench.loopdisk import LoopDisk
+from tests.conftest import nginx_t
 
 PORTS = configs.Ports(front=29100, status=29101, origin=29102)
 
@@ -82,12 +82,7 @@ def test_the_bench_configs_pass_nginx_t(tmp_path: Path, arm: str, nginx_binary: 
     text = text.replace("user www-data;\n", "")
     conf = tmp_path / "nginx.conf"
     conf.write_text(text)
-    proc = subprocess.run(
-        [nginx, "-t", "-p", f"{tmp_path}/", "-c", str(conf), "-e", "stderr"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = nginx_t(nginx, tmp_path, conf)
     assert proc.returncode == 0, proc.stderr
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from bench.load import LoadResult
 from bench.loopdisk import LoopDisk
 from bench.settings import FULL
 from bench.tpgencli import NodeFacts, SpecFile
-from tests.conftest import require_root, unavailable
+from tests.conftest import nginx_t, require_root, unavailable
 
 SOCKET_DIRECTIVES = ("sendfile", "sendfile_max_chunk", "tcp_nopush", "tcp_nodelay")
 
@@ -71,12 +70,7 @@ def test_both_arms_pass_nginx_t(tmp_path: Path, nginx_binary: str) -> None:
         prefix.mkdir()
         conf = prefix / "nginx.conf"
         conf.write_text(config(arm, 2, prefix, 29000))
-        proc = subprocess.run(
-            [nginx_binary, "-t", "-p", f"{prefix}/", "-c", str(conf), "-e", "stderr"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        proc = nginx_t(nginx_binary, prefix, conf)
         assert proc.returncode == 0, proc.stderr
 
 
