@@ -68,6 +68,28 @@ def _whole(what: str, high: int, example: int) -> Callable[[str], int]:
 _think_ms = _whole("whole milliseconds", 10_000, 100)
 _every = _whole("a whole count", 100_000, 10)
 
+_SIZE = re.compile(r"(\d{1,6})([km])", re.IGNORECASE)
+
+
+def _file_size(text: str) -> int:
+    """An argparse type: 4k-64m written as nginx writes sizes (256k, 4m); else the usage."""
+    match = _SIZE.fullmatch(text)
+    size = int(match[1]) << (10 if match[2].lower() == "k" else 20) if match else 0
+    if not 4 << 10 <= size <= 64 << 20:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a size from 4k to 64m, e.g. 256k")
+    return size
+
+
+def _mix_keys(text: str) -> tuple[str, ...]:
+    from bench.corkcost import MIX_KEYS
+
+    keys = tuple(part for part in text.split(",") if part)
+    if not keys or not set(keys) <= set(MIX_KEYS):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected a comma-separated subset of {','.join(MIX_KEYS)}"
+        )
+    return keys
+
 
 def _named_parts(
     text: str, item_sep: str, pair_sep: str, usage: str, ok: Callable[[str, str], bool]
@@ -127,6 +149,20 @@ def _add_cork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cork.add_argument(
         "--hot-think-ms", type=_think_ms, default=80, metavar="MS", help="paced mix's wait (80)"
     )
+    cork.add_argument(
+        "--file-size", type=_file_size, default="4m", metavar="SIZE", help="the answer (4m)"
+    )
+    cork.add_argument(
+        "--mixes",
+        type=_mix_keys,
+        default="kept,built,closing,paced",
+        help="client mixes to run (kept,built,closing,paced)",
+    )
+    cork.add_argument(
+        "--on-loop",
+        action="store_true",
+        help="sendfile on the event loop (no thread pool), as on a node with no pooled disk",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -154,7 +190,7 @@ def _parser() -> argparse.ArgumentParser:
         "--regimes",
         help=f"'all' or a comma-separated subset of {','.join(REGIMES)}: run each at every "
         f"--workers count (default then: {REGIME_BASE.rounds} rounds x "
-        f"{REGIME_BASE.duration:g} s, arms {','.join(REGIME_BASE.arms)}; ~20 minutes)",
+        f"{REGIME_BASE.duration:g} s, arms {','.join(REGIME_BASE.arms)}; ~27 minutes)",
     )
     run.add_argument(
         "--workers",
@@ -298,15 +334,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_splitcost(_log, rounds=args.rounds, duration=args.duration)
         if args.command == "cork":
-            from bench.corkcost import run_cork
+            from bench.corkcost import CorkRun, run_cork
 
             return run_cork(
                 _log,
-                workers=args.workers,
-                rounds=args.rounds,
-                duration=args.duration,
-                reconnect_every=args.reconnect_every,
-                think_ms=args.hot_think_ms,
+                CorkRun(
+                    workers=args.workers,
+                    rounds=args.rounds,
+                    duration=args.duration,
+                    reconnect_every=args.reconnect_every,
+                    think_ms=args.hot_think_ms,
+                    file_size=args.file_size,
+                    mix_keys=args.mixes,
+                    pooled=not args.on_loop,
+                ),
             )
         if args.command == "check":
             problems = missing_prerequisites()

@@ -17,6 +17,9 @@ tcp_nodelay), and four client mixes through the regimes' own wrk scripts:
 The arms alternate for several rounds; per mix the report gives each arm's median req/s, p50 and
 p99 and the median of the same-round ratios off ÷ on, with how many rounds the cork won on
 req/s. Nothing here decides: the figures feed tcp_nopush's reason (plan/defaults.py).
+`--file-size` sets the answer (tpgen corks only from CORK_MIN_OBJECT, so below it the "off" arm
+is tpgen's choice), `--on-loop` runs sendfile() on the event loop as on a node without pooled
+disks, `--mixes` picks the client mixes.
 """
 
 from __future__ import annotations
@@ -29,51 +32,69 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tpgen.api import HDD_WORKER_THREADS, SENDFILE_MAX_CHUNK_POOLED
+from tpgen.api import HDD_WORKER_THREADS, SENDFILE_MAX_CHUNK, SENDFILE_MAX_CHUNK_POOLED
 
 from bench.cgroups import new_cgroup
 from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX
 from bench.load import Load, LoadResult
 from bench.nginxproc import Nginx
+from bench.settings import size_text
 from bench.system import BenchError, free_ports
 
 PORT_RANGE = (30100, 30999)  # below the ephemeral range (32768+): no client port lands here
-FILE_SIZE = 4 << 20  # the regimes' files (bench.settings.FULL)
+FILE_SIZE = 4 << 20  # the regimes' files (bench.settings.FULL); --file-size changes it
 HOT_URI = "/hot.bin"
 CONNECTIONS = 50  # the regimes' hot connections
 WRK_THREADS = 2
 ARMS = ("on", "off")  # tcp_nopush
 
 
+MIX_KEYS = ("kept", "built", "closing", "paced")
+
+
 @dataclass(frozen=True)
 class Mix:
+    key: str  # one of MIX_KEYS: what --mixes selects
     name: str
     script: str
     args: tuple[str, ...]
 
 
-def mixes(reconnect_every: int, think_ms: int) -> tuple[Mix, ...]:
-    return (
-        Mix("kept (hot.lua)", "hot.lua", ()),
-        Mix("built, kept (control)", "hot_reconnect.lua", ("0",)),
-        Mix(f"come and go (every {reconnect_every})", "hot_reconnect.lua", (str(reconnect_every),)),
-        Mix(f"paced, kept ({think_ms} ms)", "hot_paced.lua", (str(think_ms), "0")),
+def mixes(reconnect_every: int, think_ms: int, keys: Sequence[str] = MIX_KEYS) -> tuple[Mix, ...]:
+    every = (
+        Mix("kept", "kept (hot.lua)", "hot.lua", ()),
+        Mix("built", "built, kept (control)", "hot_reconnect.lua", ("0",)),
+        Mix(
+            "closing",
+            f"come and go (every {reconnect_every})",
+            "hot_reconnect.lua",
+            (str(reconnect_every),),
+        ),
+        Mix("paced", f"paced, kept ({think_ms} ms)", "hot_paced.lua", (str(think_ms), "0")),
     )
+    unknown = sorted(set(keys) - set(MIX_KEYS))
+    if unknown or not keys:
+        raise BenchError(f"mixes: {', '.join(unknown) or 'none'}; pick from {', '.join(MIX_KEYS)}")
+    return tuple(mix for mix in every if mix.key in keys)
 
 
-def config(nopush: str, workers: int, prefix: Path, port: int) -> str:
-    """tpgen's socket settings for a pooled disk (plan/io.py); only tcp_nopush varies."""
+def config(nopush: str, workers: int, prefix: Path, port: int, *, pooled: bool = True) -> str:
+    """tpgen's socket settings for a pooled disk (plan/io.py), or with `pooled` False for a node
+    whose sendfile() runs on the event loop (no pool, its chunk); only tcp_nopush varies."""
     user = "user root;\n" if os.geteuid() == 0 else ""
+    pool = f"thread_pool hot threads={HDD_WORKER_THREADS};\n" if pooled else ""
+    chunk = SENDFILE_MAX_CHUNK_POOLED if pooled else SENDFILE_MAX_CHUNK
+    aio = "aio threads=hot;" if pooled else "aio off;"
     return (
         f"{user}worker_processes {workers};\n"
         f"pid {prefix}/nginx.pid;\nerror_log {prefix}/error.log warn;\n"
-        f"thread_pool hot threads={HDD_WORKER_THREADS};\n"
+        f"{pool}"
         "events { worker_connections 4096; }\n"
         "http {\n    access_log off;\n    keepalive_requests 1000000;\n"
-        f"    sendfile on;\n    sendfile_max_chunk {SENDFILE_MAX_CHUNK_POOLED};\n"
+        f"    sendfile on;\n    sendfile_max_chunk {chunk};\n"
         f"    tcp_nopush {nopush};\n    tcp_nodelay on;\n"
         f"    server {{\n        listen 127.0.0.1:{port};\n        root {prefix}/www;\n"
-        "        location / { aio threads=hot; }\n    }\n}\n"
+        f"        location / {{ {aio} }}\n    }}\n}}\n"
     )
 
 
@@ -102,10 +123,31 @@ def _median(results: Sequence[LoadResult], field: str) -> float:
     return statistics.median(float(getattr(r, field)) for r in results)
 
 
-def table(rows: Sequence[Row], *, workers: int, rounds: int, duration: int) -> str:
+@dataclass(frozen=True)
+class CorkRun:
+    """One `bench cork` run: the node's shape, the answer, the clients, how long."""
+
+    workers: int = 2
+    rounds: int = 6
+    duration: int = 6
+    reconnect_every: int = 10
+    think_ms: int = 80
+    file_size: int = FILE_SIZE
+    mix_keys: tuple[str, ...] = MIX_KEYS
+    pooled: bool = True  # False: sendfile() on the event loop, no pool (a node with no HDD pool)
+
+    def head(self) -> str:
+        where = "sendfile in a thread pool" if self.pooled else "sendfile on the event loop"
+        return (
+            f"tcp_nopush with no disk: a {size_text(self.file_size)} file in the page cache, "
+            f"{where}, {self.workers} workers, {CONNECTIONS} connections, {self.rounds} rounds x "
+            f"{self.duration} s, arms alternating"
+        )
+
+
+def table(rows: Sequence[Row], run: CorkRun) -> str:
     head = (
-        f"tcp_nopush with no disk: a {FILE_SIZE >> 20} MiB file in the page cache, {workers} "
-        f"workers, {CONNECTIONS} connections, {rounds} rounds x {duration} s, arms alternating\n"
+        f"{run.head()}\n"
         f"  {'clients':30} {'on req/s':>8} {'off req/s':>9} {'off ÷ on (range)':>20}"
         f" {'on p50/p99':>11} {'off p50/p99':>12} {'on won':>6}"
     )
@@ -113,12 +155,14 @@ def table(rows: Sequence[Row], *, workers: int, rounds: int, duration: int) -> s
 
 
 class _Server:
-    def __init__(self, nopush: str, workers: int, root: Path, port: int) -> None:
+    def __init__(self, nopush: str, run: CorkRun, root: Path, port: int) -> None:
         prefix = root / f"nopush-{nopush}"
         (prefix / "www").mkdir(parents=True)
-        (prefix / "www" / HOT_URI.lstrip("/")).write_bytes(os.urandom(FILE_SIZE))
+        (prefix / "www" / HOT_URI.lstrip("/")).write_bytes(os.urandom(run.file_size))
         conf = prefix / "nginx.conf"
-        conf.write_text(config(nopush, workers, prefix, port), encoding="utf-8")
+        conf.write_text(
+            config(nopush, run.workers, prefix, port, pooled=run.pooled), encoding="utf-8"
+        )
         self.cgroup = new_cgroup(f"{CGROUP_PREFIX}cork-{os.getpid()}-{nopush}")
         self.nginx = Nginx(conf, prefix, port, self.cgroup)
         self.url = f"http://127.0.0.1:{port}{HOT_URI}"
@@ -138,28 +182,21 @@ class _Server:
         return result
 
 
-def measure(
-    log: Callable[[str], None],
-    *,
-    workers: int,
-    rounds: int,
-    duration: int,
-    reconnect_every: int,
-    think_ms: int,
-) -> list[Row]:
+def measure(log: Callable[[str], None], run: CorkRun) -> list[Row]:
+    chosen = mixes(run.reconnect_every, run.think_ms, run.mix_keys)
     root = BENCH_ROOT / f"cork-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
     ports = free_ports(len(ARMS), PORT_RANGE)
     rows = []
     try:
         servers = {
-            arm: _Server(arm, workers, root, port) for arm, port in zip(ARMS, ports, strict=True)
+            arm: _Server(arm, run, root, port) for arm, port in zip(ARMS, ports, strict=True)
         }
-        for index, mix in enumerate(mixes(reconnect_every, think_ms)):
+        for index, mix in enumerate(chosen):
             got: dict[str, list[LoadResult]] = {arm: [] for arm in ARMS}
-            for round_no in range(rounds):
+            for round_no in range(run.rounds):
                 for arm in ARMS if round_no % 2 == 0 else ARMS[::-1]:
                     wrk_log = root / f"wrk-{arm}-mix{index}-round{round_no}.log"
-                    got[arm].append(servers[arm].run(mix, duration, wrk_log))
+                    got[arm].append(servers[arm].run(mix, run.duration, wrk_log))
             rows.append(Row(mix.name, got["on"], got["off"]))
             log(rows[-1].line())
     finally:
@@ -167,24 +204,9 @@ def measure(
     return rows
 
 
-def run_cork(
-    log: Callable[[str], None],
-    *,
-    workers: int = 2,
-    rounds: int = 6,
-    duration: int = 6,
-    reconnect_every: int = 10,
-    think_ms: int = 80,
-) -> int:
-    if rounds < 1 or duration < 1:
+def run_cork(log: Callable[[str], None], run: CorkRun) -> int:
+    if run.rounds < 1 or run.duration < 1:
         raise BenchError("--rounds and --duration: at least 1")
-    rows = measure(
-        log,
-        workers=workers,
-        rounds=rounds,
-        duration=duration,
-        reconnect_every=reconnect_every,
-        think_ms=think_ms,
-    )
-    print(table(rows, workers=workers, rounds=rounds, duration=duration))
+    rows = measure(log, run)
+    print(table(rows, run))
     return 0

@@ -7,6 +7,14 @@ from dataclasses import dataclass, replace
 MiB = 1024 * 1024
 
 
+def size_text(size: int) -> str:
+    """4194304 -> '4 MiB', 262144 -> '256 KiB', 1000 -> '1000 bytes'."""
+    for shift, unit in ((20, "MiB"), (10, "KiB")):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift} {unit}"
+    return f"{size} bytes"
+
+
 @dataclass(frozen=True)
 class DiskModel:
     """What one emulated HDD can do: a read bandwidth and a read IOPS budget.
@@ -131,11 +139,22 @@ REGIMES: dict[str, Regime] = {
             "by nginx and charged to its cgroup",
             {"nginx_memory": 512 * MiB, "cold_metadata": True},
         ),
+        Regime(
+            "small-files",
+            "slow HDDs, 256 KiB files (below the disk's bps / IOPS: IOPS-bound), nginx memory "
+            "256 MiB, no inode warming: 16 times the files and inodes per GiB",
+            {
+                "file_size": MiB // 4,
+                "files_per_disk": 1536,
+                "nginx_memory": 256 * MiB,
+                "cold_metadata": True,
+            },
+        ),
     )
 }
 
 # The full regimes run: every regime at the machine's worker count and at many workers (the
-# per-worker multiplication of pool threads), 2 rounds of 10 s per arm: ~20 minutes.
+# per-worker multiplication of pool threads), 2 rounds of 10 s per arm: ~27 minutes.
 REGIME_WORKERS = (2, 12)
 REGIME_BASE = Settings(duration=10.0, rounds=2, arms=("stock", "tpgen", "perdisk", "handwritten"))
 
@@ -144,13 +163,23 @@ SMOKE_REGIMES: dict[str, tuple[int, ...]] = {
     "baseline": (2,),
     "fast-disk": (2,),
     "cold-metadata": (6,),
+    "small-files": (2,),
 }
 
 
 def smoke_regime(regime: Regime, workers: int) -> Settings:
-    """The smoke run's tiny version of `regime`: its warming and worker count, SMOKE's sizes."""
+    """The smoke run's tiny version of `regime`: its warming and worker count, SMOKE's sizes
+    (its files where they are smaller, as many more of them)."""
+    size = regime.changes.get("file_size", SMOKE.file_size)
+    assert isinstance(size, int)
+    size = min(size, SMOKE.file_size)
     settings = replace(
-        SMOKE, workers=workers, cold_metadata=bool(regime.changes.get("cold_metadata"))
+        SMOKE,
+        workers=workers,
+        cold_metadata=bool(regime.changes.get("cold_metadata")),
+        file_size=size,
+        # as many bytes a disk as SMOKE: the throttle probe reads a second's worth of files
+        files_per_disk=SMOKE.files_per_disk * SMOKE.file_size // size,
     )
     if regime.name != "baseline":
         settings = replace(settings, arms=("stock", "tpgen", "perdisk"))

@@ -13,11 +13,21 @@ from tpgen.api import load_plan, render_config
 from bench import splitcost, threadcost
 from bench.cache.settings import CACHE_FULL
 from bench.cli import main
-from bench.corkcost import ARMS, PORT_RANGE, Row, config, measure, mixes, table
+from bench.corkcost import (
+    ARMS,
+    PORT_RANGE,
+    CorkRun,
+    Row,
+    config,
+    measure,
+    mixes,
+    table,
+)
 from bench.leftovers import BENCH_ROOT, bench_cgroups
 from bench.load import LoadResult
 from bench.loopdisk import LoopDisk
-from bench.settings import FULL
+from bench.settings import FULL, REGIME_BASE, REGIMES, size_text
+from bench.system import BenchError
 from bench.tpgencli import NodeFacts, SpecFile
 from tests.conftest import nginx_t, require_root, unavailable
 
@@ -38,9 +48,9 @@ def _directives(conf: str) -> dict[str, str]:
     return found
 
 
-def _bench_node_conf(tmp_path: Path, workers: int, memory: int) -> str:
+def _bench_node_conf(tmp_path: Path, workers: int, memory: int, file_size: int = 4 << 20) -> str:
     """What tpgen renders for a regime's node (bench.runner: its cores are the worker count)."""
-    facts = NodeFacts("bench", workers, memory, 4 << 20, 29000, 29001)
+    facts = NodeFacts("bench", workers, memory, file_size, 29000, 29001)
     disks = tuple(
         LoopDisk(f"d{i}", tmp_path / f"d{i}.img", f"/dev/loop{i}", tmp_path / f"d{i}")
         for i in range(1, 5)
@@ -62,6 +72,17 @@ def test_the_cork_arm_carries_tpgens_socket_settings_for_the_bench_node(
 ) -> None:
     tpgen = _directives(_bench_node_conf(tmp_path, workers, memory))
     assert _directives(config("on", workers, tmp_path, 29000)) == tpgen
+
+
+@pytest.mark.parametrize("regime", sorted(REGIMES))
+def test_tpgen_corks_the_regimes_4_mib_files_and_not_the_small_ones(
+    tmp_path: Path, regime: str
+) -> None:
+    settings = REGIMES[regime].apply(REGIME_BASE, 12)
+    conf = _bench_node_conf(tmp_path, 12, settings.nginx_memory, settings.file_size)
+    corked = "on" if settings.file_size >= 4 << 20 else "off"
+    assert _directives(conf)["tcp_nopush"] == corked
+    assert (regime == "small-files") == (corked == "off")
 
 
 def test_both_arms_pass_nginx_t(tmp_path: Path, nginx_binary: str) -> None:
@@ -108,12 +129,35 @@ def test_the_table_gives_same_round_ratios_and_the_rounds_the_cork_won() -> None
         on=[_result(800, 100), _result(900, 120), _result(700, 90)],
         off=[_result(720, 110), _result(990, 130), _result(560, 80)],
     )
-    text = table([row], workers=2, rounds=3, duration=6)
+    text = table([row], CorkRun(workers=2, rounds=3, duration=6))
     line = text.splitlines()[-1]
     # off ÷ on per round: 0.90, 1.10, 0.80 -> median 0.90; the cork won rounds 1 and 3;
     # then each arm's median p50/p99
     assert re.search(r"800\s+720\s+0\.90 \(0\.80-1\.10\)\s+10/100\s+11/110\s+2/3$", line), line
     assert "2 workers" in text and "3 rounds x 6 s" in text
+    assert "a 4 MiB file" in text and "sendfile in a thread pool" in text
+
+
+def test_the_table_names_the_answer_size_and_where_sendfile_runs() -> None:
+    text = table([], CorkRun(file_size=256 << 10, pooled=False))
+    assert "a 256 KiB file" in text and "sendfile on the event loop" in text
+    assert [size_text(n) for n in (4 << 20, 64 << 10, 1000)] == ["4 MiB", "64 KiB", "1000 bytes"]
+
+
+def test_the_loop_arm_has_no_pool_and_the_loops_chunk(tmp_path: Path) -> None:
+    pooled = _directives(config("on", 2, tmp_path, 29000))
+    loop_conf = config("on", 2, tmp_path, 29000, pooled=False)
+    on_loop = _directives(loop_conf)
+    assert "aio threads" not in loop_conf and "location / { aio off; }" in loop_conf
+    assert on_loop["threads"] == "" and pooled["threads"] == "16"
+    assert (on_loop["sendfile_max_chunk"], pooled["sendfile_max_chunk"]) == ("524288", "2097152")
+    assert on_loop["tcp_nopush"] == pooled["tcp_nopush"] == "on"
+
+
+def test_mixes_are_picked_by_key_and_unknown_keys_are_refused() -> None:
+    assert [m.key for m in mixes(10, 80, ("paced", "kept"))] == ["kept", "paced"]
+    with pytest.raises(BenchError, match="pick from kept, built, closing, paced"):
+        mixes(10, 80, ("kept", "slow"))
 
 
 @pytest.mark.parametrize(
@@ -124,6 +168,11 @@ def test_the_table_gives_same_round_ratios_and_the_rounds_the_cork_won() -> None
         ["--duration", "0"],
         ["--reconnect-every", "x"],
         ["--hot-think-ms", "0"],
+        ["--file-size", "3g"],
+        ["--file-size", "2k"],
+        ["--file-size", "256"],
+        ["--mixes", "kept,slow"],
+        ["--mixes", ","],
     ],
 )
 def test_the_cork_options_are_bounded(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -139,9 +188,8 @@ def test_a_short_real_run_measures_every_mix_on_both_arms_and_leaves_nothing() -
         if shutil.which(tool) is None:
             unavailable(f"{tool} is not installed")
     before = set(BENCH_ROOT.glob("cork-*")) if BENCH_ROOT.exists() else set()
-    rows = measure(
-        lambda _line: None, workers=1, rounds=2, duration=1, reconnect_every=5, think_ms=50
-    )
+    run = CorkRun(workers=1, rounds=2, duration=1, reconnect_every=5, think_ms=50)
+    rows = measure(lambda _line: None, run)
     assert [row.mix for row in rows] == [mix.name for mix in mixes(5, 50)]
     for row in rows:
         assert len(row.on) == len(row.off) == 2

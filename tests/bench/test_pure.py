@@ -22,7 +22,7 @@ from bench.output import write
 from bench.regimes import Combo, load_pair, plan, summary
 from bench.report import goals, table
 from bench.runner import Outcome, Setup, _rounds
-from bench.settings import FULL, REGIME_BASE, REGIMES
+from bench.settings import FULL, REGIME_BASE, REGIMES, SMOKE, SMOKE_REGIMES, smoke_regime
 from bench.sysctls import applied, overridden, plan_sysctls
 from bench.system import BenchError
 from bench.trial import TrialResult
@@ -210,6 +210,21 @@ def test_regimes_keep_the_issues_bounds() -> None:
     assert REGIMES["cold-metadata"].apply(REGIME_BASE, 2).cold_metadata
     assert not REGIMES["baseline"].apply(REGIME_BASE, 2).cold_metadata
     assert REGIMES["baseline"].apply(REGIME_BASE, 12).workers == 12
+    small = REGIMES["small-files"].apply(REGIME_BASE, 2)
+    # IOPS-bound: a file is read in fewer bytes than the disk moves per operation
+    assert small.file_size < small.disk_model.read_bps // small.disk_model.read_iops
+    assert small.cold_metadata and small.data_bytes >= 4 * small.nginx_memory
+
+
+def test_the_smoke_run_keeps_each_regimes_smaller_files() -> None:
+    for name, counts in SMOKE_REGIMES.items():
+        for workers in counts:
+            smoke = smoke_regime(REGIMES[name], workers)
+            full = REGIMES[name].apply(REGIME_BASE, workers)
+            assert smoke.file_size == min(full.file_size, SMOKE.file_size), name
+            assert smoke.data_bytes == SMOKE.data_bytes, name  # the throttle probe's second
+            assert smoke.cold_metadata == full.cold_metadata, name
+    assert set(SMOKE_REGIMES) == set(REGIMES)
 
 
 def test_summary_divides_tpgen_by_every_reference_in_the_same_pair() -> None:

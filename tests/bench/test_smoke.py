@@ -28,6 +28,7 @@ SMOKE_PAIRS = {
     "baseline-w2": ["stock", "tpgen", "perdisk", "handwritten", "floor"],
     "fast-disk-w2": ["stock", "tpgen", "perdisk"],
     "cold-metadata-w6": ["stock", "tpgen", "perdisk"],
+    "small-files-w2": ["stock", "tpgen", "perdisk"],
 }
 
 
@@ -121,10 +122,15 @@ def test_smoke_measures_every_regime_and_arm_and_cleans_up(
                 assert trial["cold"]["bytes"] > 0, trial
                 assert trial["disk_bytes"] > 0, trial
     summary = (tmp_path / "summary.txt").read_text()
-    for regime, workers in (("baseline", 2), ("fast-disk", 2), ("cold-metadata", 6)):
+    for regime, workers in (
+        ("baseline", 2),
+        ("fast-disk", 2),
+        ("cold-metadata", 6),
+        ("small-files", 2),
+    ):
         row = rf"^{regime} +{workers}  tpgen ÷ stock +(inf|[\d.]+) "
         assert re.search(row, summary, re.MULTILINE), summary
-    assert summary.count("tpgen ÷ perdisk") == 3, summary
+    assert summary.count("tpgen ÷ perdisk") == 4, summary
     assert "tpgen ÷ handwritten" in summary, summary
     assert _leftovers(_workdir(output)) == [], output
 
