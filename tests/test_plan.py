@@ -283,6 +283,40 @@ def test_sendfile_chunk_is_2m_where_every_read_disk_has_a_pool_else_512k() -> No
     assert (chosen.value, chosen.overridden) == (1 << 20, True)
 
 
+@pytest.mark.parametrize(
+    ("kind", "size", "corked"),
+    [
+        ("origin", None, "off"),  # origin's default object: 1 MiB
+        ("cache", None, "off"),
+        ("vod", None, "on"),  # vod's default object: 64 MiB
+        ("origin", "256KiB", "off"),
+        ("origin", "4194303", "off"),
+        ("origin", "4MiB", "on"),
+        ("cache", "64MiB", "on"),
+    ],
+)
+def test_answers_are_corked_only_from_four_mebibytes(
+    kind: str, size: str | None, corked: str
+) -> None:
+    data = spec(kind)
+    if size is not None:
+        data["workload"]["avg_object_size"] = size
+    decision = plan_of(data).tcp_nopush
+    assert decision.value == corked
+    assert decision.because.startswith("answers of about ")
+    if corked == "off":
+        assert ", below 4.0 MiB: a corked answer this short waits" in decision.because
+
+
+def test_the_cork_follows_the_object_size_whether_or_not_a_disk_has_a_pool() -> None:
+    for media in ("hdd", "ssd"):
+        for size, corked in (("1MiB", "off"), ("8MiB", "on")):
+            data = _with_disks(
+                spec("origin", workload={"avg_object_size": size}), disk(1, media=media)
+            )
+            assert plan_of(data).tcp_nopush.value == corked, (media, size)
+
+
 def test_sendfile_chunk_and_listen_addresses() -> None:
     plan = plan_of(
         _with_disks(

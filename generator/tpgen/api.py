@@ -35,8 +35,12 @@ from tpgen.plan.buckets import (
 # The node layout: the one contract from the controller to the node.
 from tpgen.plan.cachefiles import CacheTarget, cache_target
 
-# Two of the plan's socket settings, for the bench that measures tcp_nopush without disks.
-from tpgen.plan.defaults import HDD_WORKER_THREADS, SENDFILE_MAX_CHUNK_POOLED
+# Three of the plan's socket settings, for the bench that measures tcp_nopush without disks.
+from tpgen.plan.defaults import (
+    HDD_WORKER_THREADS,
+    SENDFILE_MAX_CHUNK,
+    SENDFILE_MAX_CHUNK_POOLED,
+)
 from tpgen.plan.layout import DiskLayout, NodeLayout, node_layout
 from tpgen.plan.remap import Remap, compare
 from tpgen.render import render_config as _render
@@ -56,6 +60,7 @@ from tpgen.spec.snippets import snippet_problems
 
 __all__ = [
     "HDD_WORKER_THREADS",
+    "SENDFILE_MAX_CHUNK",
     "SENDFILE_MAX_CHUNK_POOLED",
     "SPLIT_STEPS",
     "BucketMap",

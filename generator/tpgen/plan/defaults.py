@@ -153,21 +153,32 @@ OPEN_FILE_CACHE_MIN_USES = 1
 OPEN_FILE_CACHE_ERRORS = "on"
 # Debian's nginx.conf (nginx's own default is 75s), written out so the config says it.
 KEEPALIVE_TIMEOUT = "65s"
-# DESIGN §4: sendfile on (the article's too), full packets with it (tcp_nopush); tcp_nodelay is
-# nginx's default, written out. The cork is TCP's trade, not the disks' (`python -m bench cork`):
-# nginx lifts it when the answer is done, on the event loop (ngx_http_set_keepalive), so the last
-# partial segment waits for a free loop (paced at equal load, 12 workers on 2 CPUs: p50 4 ms
-# against 3, p99 45 against 41). Why clients that reconnect lose with it was not found
-# (docs/benchmark.md, session 8).
+# DESIGN §4: sendfile on (the article's too); tcp_nodelay is nginx's default, written out.
+# tcp_nopush (TCP_CORK from an answer's header to its end) pays only for long answers.
+# `python -m bench cork` (no disk, 50 kept connections, off ÷ on hot req/s at 2 / 12 workers,
+# session 9), sendfile in a thread pool: 64 KiB 1.36 / 1.13, 256 KiB 1.59 / 1.51, 1 MiB 1.44 /
+# 1.49, 2 MiB 1.05 / 1.02 (p99 76 / 50 ms corked, 30 / 23 uncorked), 4 MiB 0.98 / 0.99 (session
+# 8: 0.88-0.97); sendfile on the event loop: 256 KiB 1.56 / 1.18, 64 KiB 1.05 / 0.96 with a p99
+# of 26 / 17 ms corked against 8 / 4 — so not the pool's doing. The IOPS-bound small-files
+# regime (256 KiB files, 12 workers): 1.30x the hot req/s without the cork; the slow-disk
+# regimes (4 MiB): 1.24x with it. Why a corked short answer waits (its p50 doubles) was not
+# found; the threshold is the smallest size measured where the cork wins.
 SENDFILE = "on"
-TCP_NOPUSH = "on"
+CORK_MIN_OBJECT = 4 << 20
 TCP_NOPUSH_BECAUSE = (
     "full packets with sendfile: fewer, larger segments per answer (issue 10, 4 MiB hot file, "
     "off ÷ on: with clients that keep their connections hot req/s 0.81 and 0.80 in the slow-disk "
-    "bench, all of tpgen's lead over the article's layout there, and 0.88-0.97 with no disk "
+    "bench, all of tpgen's lead over the article's layout there, and 0.88-0.99 with no disk "
     "(bench cork, 2 and 12 workers) for a p99 1.05-1.17x the uncorked one; 1.08-1.12 when every "
     "10th answer closes its connection. Kept: media clients and edge caches keep theirs, and TLS "
     "answers are never corked)"
+)
+TCP_NOPUSH_SMALL_BECAUSE = (
+    "a corked answer this short waits longer for its last segment than the cork saves (bench "
+    "cork, no disk, off ÷ on hot req/s at 2 and 12 workers: 256 KiB 1.59 and 1.51, 1 MiB 1.44 "
+    "and 1.49, 2 MiB 1.05 and 1.02 with a p99 less than half the corked one; 64 KiB: p99 2-8 ms "
+    "against 17-30; with sendfile on the event loop too, 256 KiB 1.56 and 1.18; the IOPS-bound "
+    "small-files regime, 256 KiB files, 1.30)"
 )
 TCP_NODELAY = "on"
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from tpgen.plan.cache import object_size
 from tpgen.plan.defaults import (
+    CORK_MIN_OBJECT,
     DIRECTIO_VOD,
     KEEPALIVE_TIMEOUT,
     MP4_BUFFER,
@@ -28,8 +29,8 @@ from tpgen.plan.defaults import (
     SENDFILE_MAX_CHUNK_POOLED,
     SENDFILE_POOLED_BECAUSE,
     TCP_NODELAY,
-    TCP_NOPUSH,
     TCP_NOPUSH_BECAUSE,
+    TCP_NOPUSH_SMALL_BECAUSE,
 )
 from tpgen.plan.reads import needs_pool, readable
 from tpgen.plan.types import Decision, pick
@@ -48,12 +49,24 @@ def sendfile_max_chunk(spec: NodeSpec) -> Decision[int]:
     return pick(chosen, SENDFILE_MAX_CHUNK, SENDFILE_LOOP_BECAUSE)
 
 
+def tcp_nopush(spec: NodeSpec) -> Decision[str]:
+    """The cork for answers long enough to gain from it (the workload's object size)."""
+    size = object_size(spec)
+    if size >= CORK_MIN_OBJECT:
+        return Decision("on", f"answers of about {human_size(size)}: {TCP_NOPUSH_BECAUSE}")
+    return Decision(
+        "off",
+        f"answers of about {human_size(size)}, below {human_size(CORK_MIN_OBJECT)}: "
+        f"{TCP_NOPUSH_SMALL_BECAUSE}",
+    )
+
+
 def socket_fields(spec: NodeSpec) -> dict[str, Any]:
     tuning = spec.tuning
     return {
         "sendfile": Decision(SENDFILE, "zero-copy from page cache to socket"),
         "sendfile_max_chunk": sendfile_max_chunk(spec),
-        "tcp_nopush": Decision(TCP_NOPUSH, TCP_NOPUSH_BECAUSE),
+        "tcp_nopush": tcp_nopush(spec),
         "tcp_nodelay": Decision(
             TCP_NODELAY,
             "answers nginx does not cork (over TLS, bodies from memory) send their last partial "

@@ -522,7 +522,9 @@ class Workload(Strict):
         default_factory=list, description="origin servers host:port (cache workload only)"
     )
     avg_object_size: Annotated[Size, AfterValidator(_sizes_between(512, TIB))] | None = Field(
-        default=None, description="average object size (512B … 1TiB); sizes the keys_zone"
+        default=None,
+        description="average object size (512B … 1TiB); sizes the keys_zone and the "
+        "open_file_cache, and corks answers (tcp_nopush) from 4MiB",
     )
     cache_key: Annotated[str, Field(pattern=CACHE_KEY_RE), AfterValidator(_cache_key)] | None = (
         Field(
