@@ -184,6 +184,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--disks", type=int, help=f"emulated HDDs ({FULL.disks})")
     run.add_argument("--files-per-disk", type=int, help=f"({FULL.files_per_disk})")
     run.add_argument(
+        "--file-size",
+        type=_file_size,
+        metavar="SIZE",
+        help=f"every file, e.g. 1m ({FULL.file_size >> 20}m; a regime that sets its own keeps it)",
+    )
+    run.add_argument(
         "--arms", help="comma-separated subset of stock,tpgen,perdisk,handwritten,floor"
     )
     run.add_argument(
@@ -314,6 +320,7 @@ def _run_regimes(args: argparse.Namespace) -> int:
         plot=False if args.no_plot else None,
         hot_think_ms=args.hot_think_ms,
         reconnect_every=args.reconnect_every,
+        file_size=args.file_size,
     )
     settings = [(name, count, REGIMES[name].apply(base, count)) for name, count in pairs]
     text, ok = run_regimes(settings, args.out, variants=_variants(args), log=_log)
@@ -395,6 +402,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             duration=args.duration,
             disks=args.disks,
             files_per_disk=args.files_per_disk,
+            file_size=args.file_size,
             arms=tuple(args.arms.split(",")) if args.arms else None,
             plot=False if args.no_plot else None,
             cold_metadata=True if args.cold_metadata else None,

@@ -14,6 +14,7 @@ from bench.system import BenchError
 # `bench run` options that only mean something for the origin workload.
 _ORIGIN_ONLY = {
     "files_per_disk": "--files-per-disk",
+    "file_size": "--file-size",
     "cold_metadata": "--cold-metadata",
     "regimes": "--regimes",
     "workers": "--workers",

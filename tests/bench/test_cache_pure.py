@@ -150,3 +150,5 @@ def test_goals_compare_tpgen_with_the_article_layout() -> None:
 def test_cache_run_refuses_origin_only_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--workload", "cache", "--files-per-disk", "10"]) == 2
     assert capsys.readouterr().err == "bench: --files-per-disk: only for --workload origin\n"
+    assert main(["run", "--workload", "cache", "--file-size", "1m"]) == 2
+    assert capsys.readouterr().err == "bench: --file-size: only for --workload origin\n"

@@ -15,7 +15,7 @@ import pytest
 
 from bench.arms import Arm, perdisk_conf, relocate, round_order, single_root_conf, substitute
 from bench.armset import edited
-from bench.cli import _arm_file, _edit_arm, _shape, _sysctl_arm, _tuning_arm
+from bench.cli import _arm_file, _edit_arm, _file_size, _shape, _sysctl_arm, _tuning_arm
 from bench.leftovers import journals, restore_journals
 from bench.load import LoadResult, parse_summary
 from bench.output import write
@@ -214,6 +214,17 @@ def test_regimes_keep_the_issues_bounds() -> None:
     # IOPS-bound: a file is read in fewer bytes than the disk moves per operation
     assert small.file_size < small.disk_model.read_bps // small.disk_model.read_iops
     assert small.cold_metadata and small.data_bytes >= 4 * small.nginx_memory
+
+
+def test_a_file_size_reaches_every_regime_but_one_that_sets_its_own() -> None:
+    base = replace(REGIME_BASE, file_size=_file_size("1m"))
+    assert REGIMES["fast-disk"].apply(base, 2).file_size == 1 << 20
+    assert REGIMES["baseline"].apply(base, 12).file_size == 1 << 20
+    assert REGIMES["small-files"].apply(base, 2).file_size == 256 << 10
+    assert [_file_size(t) for t in ("4k", "256K", "64m")] == [4 << 10, 256 << 10, 64 << 20]
+    for text in ("3k", "65m", "1g", "1.5m", "", "m"):
+        with pytest.raises(argparse.ArgumentTypeError, match="from 4k to 64m"):
+            _file_size(text)
 
 
 def test_the_smoke_run_keeps_each_regimes_smaller_files() -> None:
