@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tpgen.api import parse_size, short_size
+
 from bench import leftovers
 from bench.armset import Variant
 from bench.janitor import Interrupted
@@ -68,26 +70,30 @@ def _whole(what: str, high: int, example: int) -> Callable[[str], int]:
 _think_ms = _whole("whole milliseconds", 10_000, 100)
 _every = _whole("a whole count", 100_000, 10)
 
-_SIZE = re.compile(r"(\d{1,6})([km])", re.IGNORECASE)
-
 
 def _file_size(text: str) -> int:
-    """An argparse type: 4k-64m written as nginx writes sizes (256k, 4m); else the usage."""
-    match = _SIZE.fullmatch(text)
-    size = int(match[1]) << (10 if match[2].lower() == "k" else 20) if match else 0
+    """An argparse type: a size as a spec writes it (256KiB, 1MiB), 4 KiB to 64 MiB; else the
+    usage."""
+    try:
+        size = parse_size(text)
+    except ValueError:
+        size = 0
     if not 4 << 10 <= size <= 64 << 20:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a size from 4k to 64m, e.g. 256k")
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected a size from 4KiB to 64MiB, e.g. 256KiB"
+        )
     return size
 
 
 def _mix_keys(text: str) -> tuple[str, ...]:
-    from bench.corkcost import MIX_KEYS
+    """An argparse type: the mixes `corkcost.mixes` knows, comma-separated."""
+    from bench.corkcost import mixes
 
     keys = tuple(part for part in text.split(",") if part)
-    if not keys or not set(keys) <= set(MIX_KEYS):
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected a comma-separated subset of {','.join(MIX_KEYS)}"
-        )
+    try:
+        mixes(1, 1, keys)
+    except BenchError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
     return keys
 
 
@@ -150,7 +156,7 @@ def _add_cork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--hot-think-ms", type=_think_ms, default=80, metavar="MS", help="paced mix's wait (80)"
     )
     cork.add_argument(
-        "--file-size", type=_file_size, default="4m", metavar="SIZE", help="the answer (4m)"
+        "--file-size", type=_file_size, default="4MiB", metavar="SIZE", help="the answer (4MiB)"
     )
     cork.add_argument(
         "--mixes",
@@ -187,7 +193,8 @@ def _parser() -> argparse.ArgumentParser:
         "--file-size",
         type=_file_size,
         metavar="SIZE",
-        help=f"every file, e.g. 1m ({FULL.file_size >> 20}m; a regime that sets its own keeps it)",
+        help=f"every file, e.g. 1MiB ({short_size(FULL.file_size)}; a regime that sets its own "
+        "keeps it)",
     )
     run.add_argument(
         "--arms", help="comma-separated subset of stock,tpgen,perdisk,handwritten,floor"

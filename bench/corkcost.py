@@ -32,13 +32,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tpgen.api import HDD_WORKER_THREADS, SENDFILE_MAX_CHUNK, SENDFILE_MAX_CHUNK_POOLED
+from tpgen.api import (
+    HDD_WORKER_THREADS,
+    SENDFILE_MAX_CHUNK,
+    SENDFILE_MAX_CHUNK_POOLED,
+    short_size,
+)
 
 from bench.cgroups import new_cgroup
 from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX
 from bench.load import Load, LoadResult
 from bench.nginxproc import Nginx
-from bench.settings import size_text
 from bench.system import BenchError, free_ports
 
 PORT_RANGE = (30100, 30999)  # below the ephemeral range (32768+): no client port lands here
@@ -74,7 +78,10 @@ def mixes(reconnect_every: int, think_ms: int, keys: Sequence[str] = MIX_KEYS) -
     )
     unknown = sorted(set(keys) - set(MIX_KEYS))
     if unknown or not keys:
-        raise BenchError(f"mixes: {', '.join(unknown) or 'none'}; pick from {', '.join(MIX_KEYS)}")
+        raise BenchError(
+            f"expected a comma-separated subset of {','.join(MIX_KEYS)}, not: "
+            f"{', '.join(unknown) or 'none'}"
+        )
     return tuple(mix for mix in every if mix.key in keys)
 
 
@@ -139,7 +146,7 @@ class CorkRun:
     def head(self) -> str:
         where = "sendfile in a thread pool" if self.pooled else "sendfile on the event loop"
         return (
-            f"tcp_nopush with no disk: a {size_text(self.file_size)} file in the page cache, "
+            f"tcp_nopush with no disk: a {short_size(self.file_size)} file in the page cache, "
             f"{where}, {self.workers} workers, {CONNECTIONS} connections, {self.rounds} rounds x "
             f"{self.duration} s, arms alternating"
         )

@@ -11,11 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tpgen.api import short_size
+
 from bench import armset, dataset, output, sysctls, tpgencli
 from bench.arms import Arm, whole_rounds
 from bench.janitor import Janitor, cleaned_up
 from bench.loopdisk import LoopDisk, make_disk
-from bench.settings import Settings, size_text
+from bench.settings import Settings
 from bench.system import BenchError, cpu_count, free_ports, missing_prerequisites
 from bench.throttle import Probe, backing_slow, bites, probe
 from bench.trial import TrialResult, limited_cgroup, run_trial
@@ -53,7 +55,7 @@ def _header(settings: Settings) -> str:
     return (
         f"tpgen bench: {settings.disks} HDD-like loop disks ({m.read_bps / 1e6:.1f} MB/s, "
         f"{m.read_iops} IOPS each), {settings.data_bytes / 2**30:.2f} GiB in "
-        f"{size_text(settings.file_size)} files, nginx memory cgroup "
+        f"{short_size(settings.file_size)} files, nginx memory cgroup "
         f"{settings.nginx_memory // 2**20} MiB, {cpu_count()} CPUs, "
         f"{settings.workers or cpu_count()} nginx workers, inodes "
         f"{'cold' if settings.cold_metadata else 'warmed'}; "

@@ -7,14 +7,6 @@ from dataclasses import dataclass, replace
 MiB = 1024 * 1024
 
 
-def size_text(size: int) -> str:
-    """4194304 -> '4 MiB', 262144 -> '256 KiB', 1000 -> '1000 bytes'."""
-    for shift, unit in ((20, "MiB"), (10, "KiB")):
-        if size >= 1 << shift and size % (1 << shift) == 0:
-            return f"{size >> shift} {unit}"
-    return f"{size} bytes"
-
-
 @dataclass(frozen=True)
 class DiskModel:
     """What one emulated HDD can do: a read bandwidth and a read IOPS budget.

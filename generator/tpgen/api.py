@@ -58,6 +58,9 @@ from tpgen.spec.load import (
 from tpgen.spec.model import NodeSpec
 from tpgen.spec.snippets import snippet_problems
 
+# The spec's one size parser and its short form, for the bench's options and headers.
+from tpgen.spec.units import parse_size, short_size
+
 __all__ = [
     "HDD_WORKER_THREADS",
     "SENDFILE_MAX_CHUNK",
@@ -98,9 +101,11 @@ __all__ = [
     "moved_buckets",
     "murmur_hash2",
     "node_layout",
+    "parse_size",
     "plain_data",
     "read_spec_document",
     "render_config",
+    "short_size",
     "spec_from_mapping",
     "split_parts",
     "split_table",

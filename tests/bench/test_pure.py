@@ -217,13 +217,18 @@ def test_regimes_keep_the_issues_bounds() -> None:
 
 
 def test_a_file_size_reaches_every_regime_but_one_that_sets_its_own() -> None:
-    base = replace(REGIME_BASE, file_size=_file_size("1m"))
+    base = replace(REGIME_BASE, file_size=_file_size("1MiB"))
     assert REGIMES["fast-disk"].apply(base, 2).file_size == 1 << 20
     assert REGIMES["baseline"].apply(base, 12).file_size == 1 << 20
     assert REGIMES["small-files"].apply(base, 2).file_size == 256 << 10
-    assert [_file_size(t) for t in ("4k", "256K", "64m")] == [4 << 10, 256 << 10, 64 << 20]
-    for text in ("3k", "65m", "1g", "1.5m", "", "m"):
-        with pytest.raises(argparse.ArgumentTypeError, match="from 4k to 64m"):
+    assert [_file_size(t) for t in ("4KiB", "256KiB", "64MiB", "1.5MiB")] == [
+        4 << 10,
+        256 << 10,
+        64 << 20,
+        3 << 19,
+    ]
+    for text in ("3KiB", "65MiB", "1GiB", "1.5x", "", "MiB"):
+        with pytest.raises(argparse.ArgumentTypeError, match="from 4KiB to 64MiB"):
             _file_size(text)
 
 
