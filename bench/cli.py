@@ -197,6 +197,13 @@ def _parser() -> argparse.ArgumentParser:
         "keeps it)",
     )
     run.add_argument(
+        "--cold-connections",
+        type=int,
+        metavar="N",
+        help=f"connections of the cold load, all disks together ({FULL.cold_connections}; "
+        "replaces a regime's own)",
+    )
+    run.add_argument(
         "--arms", help="comma-separated subset of stock,tpgen,perdisk,handwritten,floor"
     )
     run.add_argument(
@@ -302,6 +309,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive(option: str, value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise BenchError(f"{option} {value}: expected a positive count")
+    return value
+
+
 def _counts(text: str) -> list[int]:
     try:
         counts = [int(part) for part in text.split(",")]
@@ -312,13 +325,16 @@ def _counts(text: str) -> list[int]:
     return counts
 
 
-def _run_regimes(args: argparse.Namespace) -> int:
+def regime_settings(args: argparse.Namespace) -> list[tuple[str, int, Settings]]:
+    """Each (regime, workers) pair `bench run --regimes` measures, with the command's options:
+    the regime's own values win over the run's defaults, `--cold-connections` over both."""
     names = list(REGIMES) if args.regimes == "all" else args.regimes.split(",")
     workers = _counts(args.workers) if args.workers else list(REGIME_WORKERS)
     try:
         pairs = plan(names, workers)
     except ValueError as exc:
         raise BenchError(f"--regimes: {exc}") from None
+    cold = _positive("--cold-connections", args.cold_connections)
     base: Settings = with_overrides(
         REGIME_BASE,
         rounds=args.rounds,
@@ -329,8 +345,14 @@ def _run_regimes(args: argparse.Namespace) -> int:
         reconnect_every=args.reconnect_every,
         file_size=args.file_size,
     )
-    settings = [(name, count, REGIMES[name].apply(base, count)) for name, count in pairs]
-    text, ok = run_regimes(settings, args.out, variants=_variants(args), log=_log)
+    return [
+        (name, count, with_overrides(REGIMES[name].apply(base, count), cold_connections=cold))
+        for name, count in pairs
+    ]
+
+
+def _run_regimes(args: argparse.Namespace) -> int:
+    text, ok = run_regimes(regime_settings(args), args.out, variants=_variants(args), log=_log)
     print(text)
     print(f"\nwritten to {args.out}/")
     return 0 if ok else 1
@@ -410,6 +432,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             disks=args.disks,
             files_per_disk=args.files_per_disk,
             file_size=args.file_size,
+            cold_connections=_positive("--cold-connections", args.cold_connections),
             arms=tuple(args.arms.split(",")) if args.arms else None,
             plot=False if args.no_plot else None,
             cold_metadata=True if args.cold_metadata else None,

@@ -15,7 +15,16 @@ import pytest
 
 from bench.arms import Arm, perdisk_conf, relocate, round_order, single_root_conf, substitute
 from bench.armset import edited
-from bench.cli import _arm_file, _edit_arm, _file_size, _shape, _sysctl_arm, _tuning_arm
+from bench.cli import (
+    _arm_file,
+    _edit_arm,
+    _file_size,
+    _parser,
+    _shape,
+    _sysctl_arm,
+    _tuning_arm,
+    regime_settings,
+)
 from bench.leftovers import journals, restore_journals
 from bench.load import LoadResult, parse_summary
 from bench.output import write
@@ -230,6 +239,22 @@ def test_a_file_size_reaches_every_regime_but_one_that_sets_its_own() -> None:
     for text in ("3KiB", "65MiB", "1GiB", "1.5x", "", "MiB"):
         with pytest.raises(argparse.ArgumentTypeError, match="from 4KiB to 64MiB"):
             _file_size(text)
+
+
+def test_cold_connections_replace_every_regimes_own() -> None:
+    def cold(*options: str) -> dict[str, int]:
+        args = _parser().parse_args(["run", "--regimes", "baseline,fast-disk", *options])
+        return {f"{n} w{w}": s.cold_connections for n, w, s in regime_settings(args)}
+
+    assert cold() == {
+        "baseline w2": 200,
+        "baseline w12": 200,
+        "fast-disk w2": 120,
+        "fast-disk w12": 120,
+    }
+    assert set(cold("--cold-connections", "240", "--workers", "2").values()) == {240}
+    with pytest.raises(BenchError, match="--cold-connections 0: expected a positive count"):
+        cold("--cold-connections", "0")
 
 
 def test_the_smoke_run_keeps_each_regimes_smaller_files() -> None:
