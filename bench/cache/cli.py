@@ -15,6 +15,7 @@ from bench.system import BenchError
 _ORIGIN_ONLY = {
     "files_per_disk": "--files-per-disk",
     "file_size": "--file-size",
+    "cold_connections": "--cold-connections",
     "cold_metadata": "--cold-metadata",
     "regimes": "--regimes",
     "workers": "--workers",

@@ -152,3 +152,5 @@ def test_cache_run_refuses_origin_only_options(capsys: pytest.CaptureFixture[str
     assert capsys.readouterr().err == "bench: --files-per-disk: only for --workload origin\n"
     assert main(["run", "--workload", "cache", "--file-size", "1m"]) == 2
     assert capsys.readouterr().err == "bench: --file-size: only for --workload origin\n"
+    assert main(["run", "--workload", "cache", "--cold-connections", "240"]) == 2
+    assert capsys.readouterr().err == "bench: --cold-connections: only for --workload origin\n"
