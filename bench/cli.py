@@ -69,6 +69,7 @@ def _whole(what: str, high: int, example: int) -> Callable[[str], int]:
 
 _think_ms = _whole("whole milliseconds", 10_000, 100)
 _every = _whole("a whole count", 100_000, 10)
+_connections = _whole("a whole count of connections", 10_000, 240)
 
 
 def _file_size(text: str) -> int:
@@ -198,7 +199,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--cold-connections",
-        type=int,
+        type=_connections,
         metavar="N",
         help=f"connections of the cold load, all disks together ({FULL.cold_connections}; "
         "replaces a regime's own)",
@@ -309,12 +310,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive(option: str, value: int | None) -> int | None:
-    if value is not None and value < 1:
-        raise BenchError(f"{option} {value}: expected a positive count")
-    return value
-
-
 def _counts(text: str) -> list[int]:
     try:
         counts = [int(part) for part in text.split(",")]
@@ -334,7 +329,6 @@ def regime_settings(args: argparse.Namespace) -> list[tuple[str, int, Settings]]
         pairs = plan(names, workers)
     except ValueError as exc:
         raise BenchError(f"--regimes: {exc}") from None
-    cold = _positive("--cold-connections", args.cold_connections)
     base: Settings = with_overrides(
         REGIME_BASE,
         rounds=args.rounds,
@@ -346,7 +340,13 @@ def regime_settings(args: argparse.Namespace) -> list[tuple[str, int, Settings]]
         file_size=args.file_size,
     )
     return [
-        (name, count, with_overrides(REGIMES[name].apply(base, count), cold_connections=cold))
+        (
+            name,
+            count,
+            with_overrides(
+                REGIMES[name].apply(base, count), cold_connections=args.cold_connections
+            ),
+        )
         for name, count in pairs
     ]
 
@@ -432,7 +432,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             disks=args.disks,
             files_per_disk=args.files_per_disk,
             file_size=args.file_size,
-            cold_connections=_positive("--cold-connections", args.cold_connections),
+            cold_connections=args.cold_connections,
             arms=tuple(args.arms.split(",")) if args.arms else None,
             plot=False if args.no_plot else None,
             cold_metadata=True if args.cold_metadata else None,

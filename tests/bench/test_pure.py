@@ -253,8 +253,19 @@ def test_cold_connections_replace_every_regimes_own() -> None:
         "fast-disk w12": 120,
     }
     assert set(cold("--cold-connections", "240", "--workers", "2").values()) == {240}
-    with pytest.raises(BenchError, match="--cold-connections 0: expected a positive count"):
-        cold("--cold-connections", "0")
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "2.5", "10001", "many", ""])
+def test_cold_connections_must_be_a_whole_count_within_bounds(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        _parser().parse_args(["run", "--cold-connections", text])
+    assert exit_info.value.code == 2
+    assert (
+        f"argument --cold-connections: {text!r}: expected a whole count of connections from 1 to "
+        "10000, e.g. 240" in capsys.readouterr().err
+    )
 
 
 def test_the_smoke_run_keeps_each_regimes_smaller_files() -> None:
