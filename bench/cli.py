@@ -11,6 +11,7 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from tpgen.api import parse_size, short_size
@@ -26,6 +27,7 @@ from bench.settings import (
     REGIME_WORKERS,
     REGIMES,
     SMOKE_REGIMES,
+    MiB,
     Settings,
     smoke_regime,
     with_overrides,
@@ -70,20 +72,46 @@ def _whole(what: str, high: int, example: int) -> Callable[[str], int]:
 _think_ms = _whole("whole milliseconds", 10_000, 100)
 _every = _whole("a whole count", 100_000, 10)
 _connections = _whole("a whole count of connections", 10_000, 240)
+_rounds = _whole("rounds", 100, 6)
+_disks = _whole("a whole count of disks", 32, 6)
+_files = _whole("a whole count of files", 100_000, 512)
+_mib_per_s = _whole("whole MiB/s", 10_000, 150)
+_iops = _whole("a whole count of reads a second", 100_000, 400)
 
 
-def _file_size(text: str) -> int:
-    """An argparse type: a size as a spec writes it (256KiB, 1MiB), 4 KiB to 64 MiB; else the
-    usage."""
+def _seconds(text: str) -> float:
+    """An argparse type: a load's length in seconds, 1 to 3600 (10, 2.5); else the usage."""
     try:
-        size = parse_size(text)
+        seconds = float(text)
     except ValueError:
-        size = 0
-    if not 4 << 10 <= size <= 64 << 20:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected a size from 4KiB to 64MiB, e.g. 256KiB"
-        )
-    return size
+        seconds = 0.0
+    if not 1 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds from 1 to 3600, e.g. 10")
+    return seconds
+
+
+def _size(low: int, high: int, example: str) -> Callable[[str], int]:
+    """An argparse type: a size as a spec writes it (256KiB, 1MiB) from `low` to `high`, else
+    the usage in one line."""
+
+    def parse(text: str) -> int:
+        try:
+            size = parse_size(text)
+        except ValueError:
+            size = 0
+        if not low <= size <= high:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: expected a size from {short_size(low)} to {short_size(high)}, "
+                f"e.g. {example}"
+            )
+        return size
+
+    return parse
+
+
+_file_size = _size(4 << 10, 64 << 20, "256KiB")
+# tpgen refuses a node.memory below 256 MiB, and the bench's specs state the cgroup's limit.
+_nginx_memory = _size(256 << 20, 64 << 30, "384MiB")
 
 
 def _mix_keys(text: str) -> tuple[str, ...]:
@@ -146,7 +174,7 @@ def _add_cork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "cork", help="tcp_nopush on and off, no disk: kept and reconnecting clients (wrk)"
     )
     cork.add_argument("--workers", type=_whole("nginx workers", 64, 2), default=2, help="(2)")
-    cork.add_argument("--rounds", type=_whole("rounds", 100, 6), default=6, help="(6)")
+    cork.add_argument("--rounds", type=_rounds, default=6, help="(6)")
     cork.add_argument(
         "--duration", type=_whole("whole seconds", 600, 6), default=6, help="per trial (6)"
     )
@@ -172,13 +200,7 @@ def _add_cork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = sub.add_parser("run", help="the full benchmark (needs root; minutes)")
     run.add_argument(
         "--workload",
@@ -186,10 +208,38 @@ def _parser() -> argparse.ArgumentParser:
         default="origin",
         help="origin: files served from the disks; cache: a proxy cache on them (bench.cache)",
     )
-    run.add_argument("--rounds", type=int, help=f"rounds of interleaved arms ({FULL.rounds})")
-    run.add_argument("--duration", type=float, help=f"seconds per load ({FULL.duration:g})")
-    run.add_argument("--disks", type=int, help=f"emulated HDDs ({FULL.disks})")
-    run.add_argument("--files-per-disk", type=int, help=f"({FULL.files_per_disk})")
+    run.add_argument("--rounds", type=_rounds, help=f"rounds of interleaved arms ({FULL.rounds})")
+    run.add_argument(
+        "--duration", type=_seconds, help=f"seconds per load, 1 to 3600 ({FULL.duration:g})"
+    )
+    run.add_argument(
+        "--disks", type=_disks, metavar="N", help=f"emulated HDDs ({FULL.disks}; {_REPLACES})"
+    )
+    run.add_argument(
+        "--files-per-disk",
+        type=_files,
+        metavar="N",
+        help=f"about; tpgen's bucket map decides the split ({FULL.files_per_disk}; {_REPLACES})",
+    )
+    run.add_argument(
+        "--disk-mbps",
+        type=_mib_per_s,
+        metavar="MIB_S",
+        help=f"each disk's read throttle in MiB/s ({FULL.disk_model.read_bps >> 20}; {_REPLACES})",
+    )
+    run.add_argument(
+        "--disk-iops",
+        type=_iops,
+        metavar="N",
+        help=f"each disk's read IOPS throttle ({FULL.disk_model.read_iops}; {_REPLACES})",
+    )
+    run.add_argument(
+        "--nginx-memory",
+        type=_nginx_memory,
+        metavar="SIZE",
+        help=f"nginx's memory cgroup, page cache included, also the specs' node.memory "
+        f"({short_size(FULL.nginx_memory)}; {_REPLACES})",
+    )
     run.add_argument(
         "--file-size",
         type=_file_size,
@@ -202,7 +252,7 @@ def _parser() -> argparse.ArgumentParser:
         type=_connections,
         metavar="N",
         help=f"connections of the cold load, all disks together ({FULL.cold_connections}; "
-        "replaces a regime's own)",
+        f"{_REPLACES})",
     )
     run.add_argument(
         "--arms", help="comma-separated subset of stock,tpgen,perdisk,handwritten,floor"
@@ -264,7 +314,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--cold-metadata",
         action="store_true",
-        help="do not pre-read the inodes: open() then blocks the event loop",
+        help="do not pre-read the inodes: open() then blocks the event loop (also in a regime "
+        "that warms them)",
     )
     run.add_argument(
         "--hot-think-ms",
@@ -282,6 +333,19 @@ def _parser() -> argparse.ArgumentParser:
         "thread close their connection, so the kernel places the new one on a worker waiting "
         "then (default: wrk keeps every connection for the whole trial)",
     )
+
+
+_REPLACES = "replaces a regime's own"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_run(sub)
     smoke = sub.add_parser("smoke", help="a few seconds, one tiny disk: does the harness work?")
     smoke.add_argument("--out", type=Path, default=Path("bench-results/smoke"))
     smoke.add_argument("--workload", choices=("origin", "cache"), default="origin")
@@ -320,17 +384,28 @@ def _counts(text: str) -> list[int]:
     return counts
 
 
-def regime_settings(args: argparse.Namespace) -> list[tuple[str, int, Settings]]:
-    """Each (regime, workers) pair `bench run --regimes` measures, with the command's options:
-    the regime's own values win over the run's defaults, `--cold-connections` over both."""
-    names = list(REGIMES) if args.regimes == "all" else args.regimes.split(",")
-    workers = _counts(args.workers) if args.workers else list(REGIME_WORKERS)
-    try:
-        pairs = plan(names, workers)
-    except ValueError as exc:
-        raise BenchError(f"--regimes: {exc}") from None
-    base: Settings = with_overrides(
-        REGIME_BASE,
+def with_run_options(settings: Settings, args: argparse.Namespace) -> Settings:
+    """`settings` with the disk and load options the command gives, each replacing the value of
+    the run's defaults or of a regime."""
+    model = settings.disk_model
+    if args.disk_mbps:
+        model = replace(model, read_bps=args.disk_mbps * MiB)
+    if args.disk_iops:
+        model = replace(model, read_iops=args.disk_iops)
+    return with_overrides(
+        settings,
+        disks=args.disks,
+        files_per_disk=args.files_per_disk,
+        disk_model=model,
+        nginx_memory=args.nginx_memory,
+        cold_connections=args.cold_connections,
+        cold_metadata=True if args.cold_metadata else None,
+    )
+
+
+def _client_and_rounds(base: Settings, args: argparse.Namespace) -> Settings:
+    return with_overrides(
+        base,
         rounds=args.rounds,
         duration=args.duration,
         arms=tuple(args.arms.split(",")) if args.arms else None,
@@ -339,14 +414,29 @@ def regime_settings(args: argparse.Namespace) -> list[tuple[str, int, Settings]]
         reconnect_every=args.reconnect_every,
         file_size=args.file_size,
     )
+
+
+def single_settings(args: argparse.Namespace) -> Settings:
+    """The one run `bench run` without `--regimes` measures."""
+    base = _client_and_rounds(FULL, args)
+    if args.workers:
+        base = replace(base, workers=_counts(args.workers)[0])
+    return with_run_options(base, args)
+
+
+def regime_settings(args: argparse.Namespace) -> list[tuple[str, int, Settings]]:
+    """Each (regime, workers) pair `bench run --regimes` measures, with the command's options:
+    the regime's own values win over the run's defaults (a regime's file size over
+    `--file-size`), the disk and load options over both."""
+    names = list(REGIMES) if args.regimes == "all" else args.regimes.split(",")
+    workers = _counts(args.workers) if args.workers else list(REGIME_WORKERS)
+    try:
+        pairs = plan(names, workers)
+    except ValueError as exc:
+        raise BenchError(f"--regimes: {exc}") from None
+    base = _client_and_rounds(REGIME_BASE, args)
     return [
-        (
-            name,
-            count,
-            with_overrides(
-                REGIMES[name].apply(base, count), cold_connections=args.cold_connections
-            ),
-        )
+        (name, count, with_run_options(REGIMES[name].apply(base, count), args))
         for name, count in pairs
     ]
 
@@ -424,21 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.regimes:
             return _run_regimes(args)
-        settings = with_overrides(
-            FULL,
-            workers=_counts(args.workers)[0] if args.workers else None,
-            rounds=args.rounds,
-            duration=args.duration,
-            disks=args.disks,
-            files_per_disk=args.files_per_disk,
-            file_size=args.file_size,
-            cold_connections=args.cold_connections,
-            arms=tuple(args.arms.split(",")) if args.arms else None,
-            plot=False if args.no_plot else None,
-            cold_metadata=True if args.cold_metadata else None,
-            hot_think_ms=args.hot_think_ms,
-            reconnect_every=args.reconnect_every,
-        )
+        settings = single_settings(args)
         outcome = run_bench(
             settings,
             args.out,

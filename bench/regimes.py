@@ -12,12 +12,15 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from tpgen.api import short_size
 
 from bench import armset
 from bench.load import LoadResult
 from bench.report import REFERENCES, by_arm, fmt_number, goals, medians
 from bench.runner import Outcome, run_bench
-from bench.settings import REGIMES, DiskModel, Settings
+from bench.settings import REGIME_BASE, REGIMES, DiskModel, MiB, Settings
 from bench.system import BenchError
 from bench.trial import TrialResult
 
@@ -48,6 +51,29 @@ class Combo:
         return self.settings.disks * self.settings.disk_model.read_bps / 1e6
 
 
+# What defines a regime: a command option that replaces one of these is named in the log and the
+# summary, so a pair's line never describes a regime the run did not measure.
+_SHAPE_FIELDS: tuple[tuple[str, Callable[[Any], str]], ...] = (
+    ("disks", lambda n: f"{n} disk{'s' * (n != 1)}"),
+    ("files_per_disk", lambda n: f"{n} files a disk"),
+    ("file_size", lambda n: f"{short_size(n)} files"),
+    ("disk_model", lambda m: f"{m.read_bps // MiB} MiB/s and {m.read_iops} IOPS a disk"),
+    ("nginx_memory", lambda n: f"nginx memory {short_size(n)}"),
+    ("cold_connections", lambda n: f"{n} cold conns"),
+    ("cold_metadata", lambda cold: "inodes cold" if cold else "inodes warmed"),
+)
+
+
+def replaced(regime: str, settings: Settings) -> str:
+    """What of `regime`'s own disks and load `settings` replaces ('' when nothing)."""
+    own = REGIMES[regime].apply(REGIME_BASE, settings.workers or 1)
+    return ", ".join(
+        show(getattr(settings, name))
+        for name, show in _SHAPE_FIELDS
+        if getattr(settings, name) != getattr(own, name)
+    )
+
+
 def plan(names: Sequence[str], workers: Sequence[int]) -> list[tuple[str, int]]:
     """(regime, workers) pairs in run order; unknown names raise ValueError with the known ones."""
     unknown = [n for n in names if n not in REGIMES]
@@ -69,7 +95,11 @@ def run_regimes(
     combos = []
     failed = []
     for regime, workers, settings in pairs:
-        log(f"=== regime {regime}, {workers} workers: {REGIMES[regime].what}")
+        changes = replaced(regime, settings)
+        log(
+            f"=== regime {regime}, {workers} workers: {REGIMES[regime].what}"
+            + (f"; replaced by the run: {changes}" if changes else "")
+        )
         try:
             outcome = run_bench(
                 settings,
@@ -162,6 +192,9 @@ def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bo
             if arm != "floor"
         )
         lines.append(" " * 24 + f"disk MB/s ÷ throttle ({combo.throttle_mbps:.0f} MB/s): {shares}")
+        changes = replaced(combo.regime, combo.settings)
+        if changes:
+            lines.append(" " * 24 + f"regime's own replaced by the run: {changes}")
         spread = _spread(combo)
         if spread:
             lines.append(" " * 24 + spread)

@@ -14,6 +14,9 @@ from bench.system import BenchError
 # `bench run` options that only mean something for the origin workload.
 _ORIGIN_ONLY = {
     "files_per_disk": "--files-per-disk",
+    "disk_mbps": "--disk-mbps",
+    "disk_iops": "--disk-iops",
+    "nginx_memory": "--nginx-memory",
     "file_size": "--file-size",
     "cold_connections": "--cold-connections",
     "cold_metadata": "--cold-metadata",

@@ -154,3 +154,7 @@ def test_cache_run_refuses_origin_only_options(capsys: pytest.CaptureFixture[str
     assert capsys.readouterr().err == "bench: --file-size: only for --workload origin\n"
     assert main(["run", "--workload", "cache", "--cold-connections", "240"]) == 2
     assert capsys.readouterr().err == "bench: --cold-connections: only for --workload origin\n"
+    assert main(["run", "--workload", "cache", "--disk-iops", "400", "--nginx-memory", "1GiB"]) == 2
+    assert capsys.readouterr().err == (
+        "bench: --disk-iops, --nginx-memory: only for --workload origin\n"
+    )

@@ -24,14 +24,23 @@ from bench.cli import (
     _sysctl_arm,
     _tuning_arm,
     regime_settings,
+    single_settings,
 )
 from bench.leftovers import journals, restore_journals
 from bench.load import LoadResult, parse_summary
 from bench.output import write
-from bench.regimes import Combo, load_pair, plan, summary
+from bench.regimes import Combo, load_pair, plan, replaced, summary
 from bench.report import goals, table
 from bench.runner import Outcome, Setup, _rounds
-from bench.settings import FULL, REGIME_BASE, REGIMES, SMOKE, SMOKE_REGIMES, smoke_regime
+from bench.settings import (
+    FULL,
+    REGIME_BASE,
+    REGIMES,
+    SMOKE,
+    SMOKE_REGIMES,
+    DiskModel,
+    smoke_regime,
+)
 from bench.sysctls import applied, overridden, plan_sysctls
 from bench.system import BenchError
 from bench.trial import TrialResult
@@ -266,6 +275,82 @@ def test_cold_connections_must_be_a_whole_count_within_bounds(
         f"argument --cold-connections: {text!r}: expected a whole count of connections from 1 to "
         "10000, e.g. 240" in capsys.readouterr().err
     )
+
+
+SHAPE_OPTIONS = [
+    "--disks", "6", "--files-per-disk", "200", "--disk-mbps", "150", "--disk-iops", "400",
+    "--nginx-memory", "384MiB", "--cold-connections", "360", "--cold-metadata",
+]  # fmt: skip
+
+
+def test_disk_and_load_options_replace_every_regimes_own_and_the_summary_says_so() -> None:
+    args = _parser().parse_args(["run", "--regimes", "all", "--workers", "2", *SHAPE_OPTIONS])
+    pairs = regime_settings(args)
+    assert len(pairs) == len(REGIMES)
+    for name, _, settings in pairs:
+        assert settings.disks == 6 and settings.files_per_disk == 200, name
+        assert settings.disk_model == DiskModel(read_bps=150 << 20, read_iops=400), name
+        assert (settings.nginx_memory, settings.cold_connections) == (384 << 20, 360), name
+        assert settings.cold_metadata, name
+    fast = dict((name, s) for name, _, s in pairs)["fast-disk"]
+    assert replaced("fast-disk", fast) == (
+        "6 disks, 200 files a disk, 150 MiB/s and 400 IOPS a disk, nginx memory 384MiB, "
+        "360 cold conns"
+    )
+    # baseline warms its inodes; the option turns that off too
+    assert replaced("baseline", dict((n, s) for n, _, s in pairs)["baseline"]).endswith(
+        "360 cold conns, inodes cold"
+    )
+    text, _ = summary(
+        [Combo("fast-disk", 2, fast, Outcome([_trial("tpgen", 1, 300, 400, 80)], [], "", True))],
+        ["tpgen"],
+    )
+    assert "regime's own replaced by the run: 6 disks, 200 files a disk, 150 MiB/s" in text
+
+
+def test_a_regime_run_without_shape_options_keeps_each_regime_as_defined() -> None:
+    args = _parser().parse_args(["run", "--regimes", "all", "--disk-iops", "400"])
+    for name, workers, settings in regime_settings(args):
+        own = REGIMES[name].apply(REGIME_BASE, workers)
+        assert settings.disk_model == DiskModel(own.disk_model.read_bps, 400), name
+        assert (
+            replaced(name, settings) == f"{own.disk_model.read_bps >> 20} MiB/s and 400 IOPS a disk"
+        )
+        assert replaced(name, own) == ""
+
+
+def test_a_single_run_takes_the_same_disk_and_load_options() -> None:
+    settings = single_settings(_parser().parse_args(["run", "--workers", "3", *SHAPE_OPTIONS]))
+    assert (settings.workers, settings.disks, settings.files_per_disk) == (3, 6, 200)
+    assert settings.disk_model == DiskModel(read_bps=150 << 20, read_iops=400)
+    assert (settings.nginx_memory, settings.cold_connections) == (384 << 20, 360)
+    assert settings.cold_metadata
+    assert single_settings(_parser().parse_args(["run"])) == FULL
+
+
+@pytest.mark.parametrize(
+    ("option", "text", "message"),
+    [
+        ("--disks", "0", "expected a whole count of disks from 1 to 32, e.g. 6"),
+        ("--disks", "33", "expected a whole count of disks from 1 to 32, e.g. 6"),
+        ("--files-per-disk", "-5", "expected a whole count of files from 1 to 100000, e.g. 512"),
+        ("--disk-mbps", "1.5", "expected whole MiB/s from 1 to 10000, e.g. 150"),
+        ("--disk-iops", "fast", "expected a whole count of reads a second from 1 to 100000"),
+        ("--nginx-memory", "255MiB", "expected a size from 256MiB to 64GiB, e.g. 384MiB"),
+        ("--nginx-memory", "lots", "expected a size from 256MiB to 64GiB, e.g. 384MiB"),
+        ("--rounds", "0", "expected rounds from 1 to 100, e.g. 6"),
+        ("--duration", "0.5", "expected seconds from 1 to 3600, e.g. 10"),
+        ("--duration", "nan", "expected seconds from 1 to 3600, e.g. 10"),
+        ("--duration", "inf", "expected seconds from 1 to 3600, e.g. 10"),
+    ],
+)
+def test_run_options_refuse_what_no_run_could_use(
+    option: str, text: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        _parser().parse_args(["run", option, text])
+    assert exit_info.value.code == 2
+    assert f"argument {option}: {text!r}: {message}" in capsys.readouterr().err
 
 
 def test_the_smoke_run_keeps_each_regimes_smaller_files() -> None:

@@ -161,17 +161,19 @@ KEEPALIVE_TIMEOUT = "65s"
 # 8: 0.88-0.97); sendfile on the event loop: 256 KiB 1.56 / 1.18, 64 KiB 1.05 / 0.96 with a p99
 # of 26 / 17 ms corked against 8 / 4 — so not the pool's doing. The IOPS-bound small-files
 # regime (256 KiB files, 12 workers): 1.30x the hot req/s without the cork; the slow-disk
-# regimes (4 MiB): 1.24x with it. Why a corked short answer waits (its p50 doubles) was not
-# found; the threshold is the smallest size measured where the cork wins.
+# regimes (4 MiB): 1.22-1.41x with it in all six pairs (session 11). Why a corked short answer
+# waits (its p50 doubles) was not found; the threshold is the smallest size measured where the
+# cork wins.
 SENDFILE = "on"
 CORK_MIN_OBJECT = 4 << 20
 TCP_NOPUSH_BECAUSE = (
-    "full packets with sendfile: fewer, larger segments per answer (issue 10, 4 MiB hot file, "
-    "off ÷ on: with clients that keep their connections hot req/s 0.81 and 0.80 in the slow-disk "
-    "bench, all of tpgen's lead over the article's layout there, and 0.88-0.99 with no disk "
-    "(bench cork, 2 and 12 workers) for a p99 1.05-1.17x the uncorked one; 1.08-1.12 when every "
-    "10th answer closes its connection. Kept: media clients and edge caches keep theirs, and TLS "
-    "answers are never corked)"
+    "full packets with sendfile: fewer, larger segments per answer (issue 10, 4 MiB files, off "
+    "÷ on in all six slow-disk bench pairs, 6 rounds: hot req/s 0.71-0.82, so uncorked tpgen "
+    "falls below the article's layout at fast-disk with 2 workers, 0.72x; hot p99 0.67-1.08x at "
+    "12 workers and at fast-disk, 7-9x at 2 workers in baseline and cold-metadata; with no disk, "
+    "bench cork at 2 and 12 workers, 0.88-0.99 for a p99 1.05-1.17x the uncorked one; 1.08-1.12 "
+    "when every 10th answer closes its connection. Kept: media clients and edge caches keep "
+    "theirs, and TLS answers are never corked)"
 )
 TCP_NOPUSH_SMALL_BECAUSE = (
     "a corked answer this short waits longer for its last segment than the cork saves (bench "
