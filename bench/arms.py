@@ -70,6 +70,8 @@ class Arm:
     title: str
     # kernel settings in force during this arm's trials (bench.sysctls): tpgen's node's
     sysctls: tuple[Setting, ...] = ()
+    # every disk's read_ahead_kb during this arm's trials (None: the host's, as for the others)
+    read_ahead_kb: int | None = None
 
     @property
     def prefix(self) -> Path:

@@ -27,6 +27,7 @@ class Variant:
     tuning: dict[str, str] = field(default_factory=dict)
     edits: tuple[tuple[str, str], ...] = ()
     sysctls: dict[str, str] = field(default_factory=dict)  # instead of the plan's values
+    read_ahead_kb: int | None = None  # every disk's, during this arm's trials
 
     @property
     def title(self) -> str:
@@ -38,6 +39,8 @@ class Variant:
             return "tpgen render, node sysctls: " + ", ".join(
                 f"{k}={v}" for k, v in self.sysctls.items()
             )
+        if self.read_ahead_kb is not None:
+            return f"tpgen render, every disk reading ahead {self.read_ahead_kb} KiB"
         return "tpgen render, tuning: " + ", ".join(f"{k}={v}" for k, v in self.tuning.items())
 
 
@@ -132,7 +135,8 @@ def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list
             raise BenchError(f"unknown arm {name!r}: built-in arms are {sorted(armconf.TITLES)}")
         (prefix / "nginx.conf").write_text(conf)
         title = by_name[name].title if name in by_name else armconf.TITLES[name]
-        made[name] = Arm(name, prefix / "nginx.conf", True, title, settings)
+        read_ahead = by_name[name].read_ahead_kb if name in by_name else None
+        made[name] = Arm(name, prefix / "nginx.conf", True, title, settings, read_ahead)
     if "floor" in names:
         if "tpgen" not in made:
             raise BenchError("the floor arm needs the tpgen arm")

@@ -165,8 +165,19 @@ def _sysctl_arm(text: str) -> Variant:
     return Variant(name, sysctls=dict(pairs))
 
 
+def _readahead_arm(text: str) -> Variant:
+    name, sep, kib = text.partition(":")
+    if not sep or not re.fullmatch(r"[a-z][a-z0-9_-]*", name) or not kib.isdigit():
+        kib = "0"
+    if not 4 <= int(kib) <= 65_536:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected NAME:KIB, read-ahead from 4 to 65536 KiB, e.g. ra512:512"
+        )
+    return Variant(name, read_ahead_kb=int(kib))
+
+
 def _variants(args: argparse.Namespace) -> list[Variant]:
-    return [*args.arm_file, *args.tuning_arm, *args.edit_arm, *args.sysctl_arm]
+    return [*args.arm_file, *args.tuning_arm, *args.edit_arm, *args.sysctl_arm, *args.readahead_arm]
 
 
 def _add_cork(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -303,6 +314,16 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="also run tpgen's config with these kernel settings instead of its plan's "
         "(tpgen's arms run with the sysctls tpgen decides for the node, e.g. "
         "vm.vfs_cache_pressure; the host's values are back after each trial)",
+    )
+    run.add_argument(
+        "--readahead-arm",
+        type=_readahead_arm,
+        action="append",
+        default=[],
+        metavar="NAME:KIB",
+        help="also run tpgen's config with every disk reading ahead KIB KiB (read_ahead_kb) "
+        "during its trials; every other arm reads ahead as the host's devices do (the run's "
+        "`disks:` line says how much)",
     )
     run.add_argument(
         "--out",

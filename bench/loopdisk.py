@@ -25,6 +25,10 @@ class LoopDisk:
         return Path(self.device).name
 
     @property
+    def read_ahead_kb(self) -> int:
+        return int(Path(f"/sys/block/{self.kname}/queue/read_ahead_kb").read_text())
+
+    @property
     def majmin(self) -> str:
         return Path(f"/sys/block/{self.kname}/dev").read_text().strip()
 

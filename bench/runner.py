@@ -88,7 +88,11 @@ def _prepare(
     disks = [
         make_disk(workdir, f"d{i + 1}", settings.disk_size, janitor) for i in range(settings.disks)
     ]
-    log("disks: " + ", ".join(f"{d.name}={d.device} ({d.majmin})" for d in disks))
+    log(
+        "disks: "
+        + ", ".join(f"{d.name}={d.device} ({d.majmin})" for d in disks)
+        + f"; read-ahead {disks[0].read_ahead_kb} KiB (the host's: every arm but a --readahead-arm)"
+    )
     port, status_port = free_ports(2, settings.port_range)
     facts = tpgencli.NodeFacts(
         "bench",
@@ -118,6 +122,8 @@ def _prepare(
     for arm in arms:
         if arm.sysctls:
             log(f"{arm.name}: during its trials the node's sysctls {sysctls.describe(arm.sysctls)}")
+        if arm.read_ahead_kb is not None:
+            log(f"{arm.name}: during its trials every disk reads ahead {arm.read_ahead_kb} KiB")
     return Setup(run_id, workdir, disks, data, where, arms, port)
 
 

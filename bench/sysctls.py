@@ -8,7 +8,8 @@ after it: the other arms run on the host as it is. `--sysctl-arm` measures them
 
 A run killed with SIGKILL cannot put them back: each value is written to a journal
 (/var/tmp/tpgen-bench/sysctls/<pid>-<ns>.json) before it is changed, and `python -m bench cleanup`
-restores what a dead run's journal holds."""
+restores what a dead run's journal holds. `--readahead-arm` sets the disks' read-ahead the same
+way (read_ahead_kb of each loop device, during that arm's trials only)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from bench.leftovers import JOURNAL_DIR
 from bench.system import BenchError
 
 PROC_SYS = Path("/proc/sys")
+SYS_BLOCK = Path("/sys/block")
 # name, value, at_least (a floor: a host set higher keeps its value)
 Setting = tuple[str, str, bool]
 _NAME = re.compile(r"[a-z0-9_]+(\.[a-z0-9_-]+)+")
@@ -69,12 +71,38 @@ def applied(
 ) -> Iterator[None]:
     """The settings in force for the block; the values found before it back after it (or, if
     the process is killed, by `leftovers.restore_journals`)."""
+    files = [(_file(root, name), name, value, at_least) for name, value, at_least in settings]
+    with _written(files, journal_dir):
+        yield
+
+
+@contextmanager
+def read_ahead(
+    devices: Sequence[str],
+    kib: int | None,
+    root: Path = SYS_BLOCK,
+    journal_dir: Path = JOURNAL_DIR,
+) -> Iterator[None]:
+    """Every device in `devices` (/dev/loopN) reads ahead `kib` KiB for the block (None: as it
+    is), put back and journaled as the sysctls are."""
+    files = []
+    for device in devices if kib is not None else ():
+        path = root / Path(device).name / "queue" / "read_ahead_kb"
+        if not path.is_file():
+            raise BenchError(f"{device}: no {path} to set its read-ahead")
+        files.append((path, f"{device} read_ahead_kb", str(kib), False))
+    with _written(files, journal_dir):
+        yield
+
+
+@contextmanager
+def _written(files: list[tuple[Path, str, str, bool]], journal_dir: Path) -> Iterator[None]:
+    """(file, what it is, value, at least) written for the block, the old values back after."""
     before: list[tuple[Path, str]] = []
     # the clock too: a later run that gets a dead run's pid must not overwrite its journal
     journal = journal_dir / f"{os.getpid()}-{time.time_ns()}.json"
     try:
-        for name, value, at_least in settings:
-            path = _file(root, name)
+        for path, name, value, at_least in files:
             current = " ".join(path.read_text().split())
             if current == value or (at_least and _above(current, value)):
                 continue

@@ -146,8 +146,11 @@ def run_trial(
     nginx = Nginx(arm.conf, prefix, port, cgroup)
     procs: list[subprocess.Popen[str]] = []
     hot, cold = _loads(settings, data, port, round_no)
-    # tpgen's node's kernel settings, during its trial only (bench.sysctls)
-    with sysctls.applied(arm.sysctls):
+    # tpgen's node's kernel settings and an arm's read-ahead, during its trial only (bench.sysctls)
+    with (
+        sysctls.applied(arm.sysctls),
+        sysctls.read_ahead([disk.device for disk in disks], arm.read_ahead_kb),
+    ):
         try:
             nginx.start()
             _warm(hot.url, data.file_size)

@@ -24,6 +24,8 @@ _ORIGIN_ONLY = {
     "workers": "--workers",
     "hot_think_ms": "--hot-think-ms",
     "reconnect_every": "--reconnect-every",
+    "sysctl_arm": "--sysctl-arm",
+    "readahead_arm": "--readahead-arm",
 }
 
 

@@ -20,6 +20,7 @@ from bench.cli import (
     _edit_arm,
     _file_size,
     _parser,
+    _readahead_arm,
     _shape,
     _sysctl_arm,
     _tuning_arm,
@@ -41,7 +42,7 @@ from bench.settings import (
     DiskModel,
     smoke_regime,
 )
-from bench.sysctls import applied, overridden, plan_sysctls
+from bench.sysctls import applied, overridden, plan_sysctls, read_ahead
 from bench.system import BenchError
 from bench.trial import TrialResult
 
@@ -483,6 +484,57 @@ def test_node_sysctls_hold_during_the_block_and_the_hosts_values_come_back(tmp_p
         assert (root / "fs" / "file-max").read_text() == "86976\n"
     assert (root / "vm" / "vfs_cache_pressure").read_text() == "100\n"
     assert (root / "fs" / "file-max").read_text() == "10\n"
+
+
+def _sys_block(tmp_path: Path, **devices: str) -> Path:
+    root = tmp_path / "sys" / "block"
+    for name, value in devices.items():
+        (root / name / "queue").mkdir(parents=True)
+        (root / name / "queue" / "read_ahead_kb").write_text(value + "\n")
+    return root
+
+
+def test_a_readahead_arm_sets_every_disk_for_the_block_journaled_and_puts_it_back(
+    tmp_path: Path,
+) -> None:
+    root = _sys_block(tmp_path, loop3="2560", loop4="128")
+    journal_dir = tmp_path / "journal"
+    ahead = [root / name / "queue" / "read_ahead_kb" for name in ("loop3", "loop4")]
+    with read_ahead(["/dev/loop3", "/dev/loop4"], 512, root, journal_dir):
+        assert [path.read_text() for path in ahead] == ["512\n", "512\n"]
+        (journal,) = journal_dir.glob("*.json")  # a SIGKILL here: cleanup puts both back
+        assert json.loads(journal.read_text()) == [[str(ahead[0]), "2560"], [str(ahead[1]), "128"]]
+    assert [path.read_text() for path in ahead] == ["2560\n", "128\n"]
+    assert list(journal_dir.glob("*")) == []
+    with (
+        pytest.raises(BenchError, match="nginx exited"),
+        read_ahead(["/dev/loop3"], 64, root, journal_dir),
+    ):
+        raise BenchError("nginx exited 1")
+    assert ahead[0].read_text() == "2560\n"
+
+
+def test_read_ahead_leaves_the_disks_alone_without_a_value_and_refuses_a_missing_device(
+    tmp_path: Path,
+) -> None:
+    root = _sys_block(tmp_path, loop3="2560")
+    with read_ahead(["/dev/loop3"], None, root, tmp_path / "journal"):
+        assert (root / "loop3" / "queue" / "read_ahead_kb").read_text() == "2560\n"
+    with (
+        pytest.raises(BenchError, match=r"/dev/loop9: no .*loop9/queue/read_ahead_kb"),
+        read_ahead(["/dev/loop3", "/dev/loop9"], 512, root, tmp_path / "journal"),
+    ):
+        pass  # pragma: no cover - refused before the block
+    assert (root / "loop3" / "queue" / "read_ahead_kb").read_text() == "2560\n"
+
+
+def test_readahead_arm_parses_a_name_and_a_size_in_kib() -> None:
+    arm = _readahead_arm("ra512:512")
+    assert (arm.name, arm.read_ahead_kb) == ("ra512", 512)
+    assert arm.title == "tpgen render, every disk reading ahead 512 KiB"
+    for text in ("ra512", "ra:0", "ra:3", "ra:65537", "ra:1.5", "Ra:512", ":512", "ra:"):
+        with pytest.raises(argparse.ArgumentTypeError, match="expected NAME:KIB"):
+            _readahead_arm(text)
 
 
 def test_node_sysctls_come_back_when_the_trial_fails(tmp_path: Path) -> None:
