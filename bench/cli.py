@@ -35,6 +35,9 @@ from bench.settings import (
 from bench.system import BenchError, missing_prerequisites
 from bench.threadcost import SHAPES, measure
 
+# A variant's name: it names the arm's directory and its column in every table.
+_ARM_NAME = re.compile(r"[a-z][a-z0-9_-]*")
+
 
 def _log(line: str) -> None:
     print(line, flush=True)  # progress shows up at once, also when piped to a file
@@ -42,7 +45,7 @@ def _log(line: str) -> None:
 
 def _arm_file(text: str) -> Variant:
     name, sep, path = text.partition("=")
-    if not sep or not re.fullmatch(r"[a-z][a-z0-9_-]*", name) or not Path(path).is_file():
+    if not sep or not _ARM_NAME.fullmatch(name) or not Path(path).is_file():
         raise argparse.ArgumentTypeError(
             f"{text!r}: expected NAME=FILE, e.g. big=bench-results/tpgen.conf.template (edited)"
         )
@@ -73,21 +76,12 @@ _think_ms = _whole("whole milliseconds", 10_000, 100)
 _every = _whole("a whole count", 100_000, 10)
 _connections = _whole("a whole count of connections", 10_000, 240)
 _rounds = _whole("rounds", 100, 6)
+# wrk takes whole seconds
+_seconds = _whole("whole seconds", 3600, 10)
 _disks = _whole("a whole count of disks", 32, 6)
 _files = _whole("a whole count of files", 100_000, 512)
 _mib_per_s = _whole("whole MiB/s", 10_000, 150)
 _iops = _whole("a whole count of reads a second", 100_000, 400)
-
-
-def _seconds(text: str) -> float:
-    """An argparse type: a load's length in seconds, 1 to 3600 (10, 2.5); else the usage."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = 0.0
-    if not 1 <= seconds <= 3600:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected seconds from 1 to 3600, e.g. 10")
-    return seconds
 
 
 def _size(low: int, high: int, example: str) -> Callable[[str], int]:
@@ -133,7 +127,7 @@ def _named_parts(
     name, sep, rest = text.partition(":")
     parts = [part.partition(pair_sep) for part in rest.split(item_sep)] if sep else []
     if (
-        not re.fullmatch(r"[a-z][a-z0-9_-]*", name)
+        not _ARM_NAME.fullmatch(name)
         or not parts
         or not all(found and ok(left, right) for left, found, right in parts)
     ):
@@ -167,7 +161,7 @@ def _sysctl_arm(text: str) -> Variant:
 
 def _readahead_arm(text: str) -> Variant:
     name, sep, kib = text.partition(":")
-    if not sep or not re.fullmatch(r"[a-z][a-z0-9_-]*", name) or not kib.isdigit():
+    if not sep or not _ARM_NAME.fullmatch(name) or not kib.isdigit():
         kib = "0"
     if not 4 <= int(kib) <= 65_536:
         raise argparse.ArgumentTypeError(
@@ -221,7 +215,7 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     run.add_argument("--rounds", type=_rounds, help=f"rounds of interleaved arms ({FULL.rounds})")
     run.add_argument(
-        "--duration", type=_seconds, help=f"seconds per load, 1 to 3600 ({FULL.duration:g})"
+        "--duration", type=_seconds, help=f"whole seconds per load, 1 to 3600 ({FULL.duration:g})"
     )
     run.add_argument(
         "--disks", type=_disks, metavar="N", help=f"emulated HDDs ({FULL.disks}; {_REPLACES})"

@@ -331,9 +331,11 @@ def test_a_single_run_takes_the_same_disk_and_load_options() -> None:
         ("--nginx-memory", "255MiB", "expected a size from 256MiB to 64GiB, e.g. 384MiB"),
         ("--nginx-memory", "lots", "expected a size from 256MiB to 64GiB, e.g. 384MiB"),
         ("--rounds", "0", "expected rounds from 1 to 100, e.g. 6"),
-        ("--duration", "0.5", "expected seconds from 1 to 3600, e.g. 10"),
-        ("--duration", "nan", "expected seconds from 1 to 3600, e.g. 10"),
-        ("--duration", "inf", "expected seconds from 1 to 3600, e.g. 10"),
+        ("--duration", "0.5", "expected whole seconds from 1 to 3600, e.g. 10"),
+        ("--duration", "2.5", "expected whole seconds from 1 to 3600, e.g. 10"),
+        ("--duration", "3601", "expected whole seconds from 1 to 3600, e.g. 10"),
+        ("--duration", "nan", "expected whole seconds from 1 to 3600, e.g. 10"),
+        ("--duration", "inf", "expected whole seconds from 1 to 3600, e.g. 10"),
     ],
 )
 def test_run_options_refuse_what_no_run_could_use(
