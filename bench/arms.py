@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from bench.sysctls import Setting
+from bench.sysctls import ReadAhead, Setting
 from bench.system import BenchError
 
 T = TypeVar("T")
@@ -70,8 +70,9 @@ class Arm:
     title: str
     # kernel settings in force during this arm's trials (bench.sysctls): tpgen's node's
     sysctls: tuple[Setting, ...] = ()
-    # every disk's read_ahead_kb during this arm's trials (None: the host's, as for the others)
-    read_ahead_kb: int | None = None
+    # disks' read_ahead_kb during this arm's trials (bench.sysctls; none: the run's, as for the
+    # others): tpgen's plan's floors, or a --readahead-arm's value
+    read_ahead: tuple[ReadAhead, ...] = ()
 
     @property
     def prefix(self) -> Path:

@@ -27,7 +27,7 @@ class Variant:
     tuning: dict[str, str] = field(default_factory=dict)
     edits: tuple[tuple[str, str], ...] = ()
     sysctls: dict[str, str] = field(default_factory=dict)  # instead of the plan's values
-    read_ahead_kb: int | None = None  # every disk's, during this arm's trials
+    read_ahead_kb: int | None = None  # every disk's, exactly, instead of the plan's floors
 
     @property
     def title(self) -> str:
@@ -82,14 +82,23 @@ def _as_template(conf: str, values: dict[str, str]) -> str:
     return conf
 
 
+@dataclass(frozen=True)
+class NodeSettings:
+    """What tpgen's plan sets on the node besides nginx.conf."""
+
+    sysctls: tuple[node_sysctls.Setting, ...] = ()
+    read_ahead: tuple[node_sysctls.ReadAhead, ...] = ()
+
+
 def _tpgen_conf(
     ctx: Context, name: str, prefix: Path, tuning: dict[str, str]
-) -> tuple[str, tuple[node_sysctls.Setting, ...]]:
+) -> tuple[str, NodeSettings]:
     """tpgen's config for the spec with `tuning`, and the node settings its plan decides."""
     spec = ctx.workdir / f"spec-{name}.yaml"
     spec.write_text(ctx.spec.text(tuning))
     rendered = tpgencli.render(spec, ctx.workdir / f"{name}-rendered.conf")
-    return armconf.relocate(rendered, prefix), node_sysctls.plan_sysctls(spec)
+    node = NodeSettings(node_sysctls.plan_sysctls(spec), node_sysctls.plan_read_ahead(spec))
+    return armconf.relocate(rendered, prefix), node
 
 
 def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list[Arm]:
@@ -106,7 +115,7 @@ def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list
         prefix.mkdir(parents=True, exist_ok=True)
         values = _placeholders(ctx, prefix)
         workers = ctx.workers or cpu_count()
-        settings: tuple[node_sysctls.Setting, ...] = ()
+        node = NodeSettings()
         if name in armconf.SINGLE_ROOT:
             conf = armconf.single_root_conf(
                 name, workers=workers, prefix=prefix, port=ctx.port, storage=ctx.storage
@@ -120,7 +129,7 @@ def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list
                 where=ctx.where,
             )
         elif name == "tpgen":
-            conf, settings = _tpgen_conf(ctx, name, prefix, {})
+            conf, node = _tpgen_conf(ctx, name, prefix, {})
             (ctx.out_dir / "tpgen.conf.template").write_text(_as_template(conf, values))
         elif name in by_name and by_name[name].template is not None:
             template = by_name[name].template
@@ -128,18 +137,23 @@ def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list
             conf = armconf.substitute(template.read_text(), values)
         elif name in by_name:
             variant = by_name[name]
-            conf, settings = _tpgen_conf(ctx, name, prefix, variant.tuning)
+            conf, node = _tpgen_conf(ctx, name, prefix, variant.tuning)
             conf = edited(conf, variant.edits)
-            settings = node_sysctls.overridden(settings, variant.sysctls)
+            node = NodeSettings(
+                node_sysctls.overridden(node.sysctls, variant.sysctls),
+                node_sysctls.every_disk([d.device for d in ctx.spec.disks], variant.read_ahead_kb)
+                or node.read_ahead,
+            )
         else:
             raise BenchError(f"unknown arm {name!r}: built-in arms are {sorted(armconf.TITLES)}")
         (prefix / "nginx.conf").write_text(conf)
         title = by_name[name].title if name in by_name else armconf.TITLES[name]
-        read_ahead = by_name[name].read_ahead_kb if name in by_name else None
-        made[name] = Arm(name, prefix / "nginx.conf", True, title, settings, read_ahead)
+        made[name] = Arm(name, prefix / "nginx.conf", True, title, node.sysctls, node.read_ahead)
     if "floor" in names:
         if "tpgen" not in made:
             raise BenchError("the floor arm needs the tpgen arm")
         tpgen = made["tpgen"]
-        made["floor"] = Arm("floor", tpgen.conf, False, armconf.TITLES["floor"], tpgen.sysctls)
+        made["floor"] = Arm(
+            "floor", tpgen.conf, False, armconf.TITLES["floor"], tpgen.sysctls, tpgen.read_ahead
+        )
     return [made[name] for name in [*names, *by_name]]

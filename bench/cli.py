@@ -159,13 +159,27 @@ def _sysctl_arm(text: str) -> Variant:
     return Variant(name, sysctls=dict(pairs))
 
 
+READ_AHEAD_KIB = (4, 65_536)  # what the bench lets a disk read ahead
+
+
+def _read_ahead_kib(text: str) -> int:
+    """An argparse type: a read-ahead in whole KiB, else the usage in one line."""
+    low, high = READ_AHEAD_KIB
+    if not text.isdigit() or not low <= int(text) <= high:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected a read-ahead from {low} to {high} whole KiB, e.g. 128"
+        )
+    return int(text)
+
+
 def _readahead_arm(text: str) -> Variant:
     name, sep, kib = text.partition(":")
     if not sep or not _ARM_NAME.fullmatch(name) or not kib.isdigit():
         kib = "0"
-    if not 4 <= int(kib) <= 65_536:
+    low, high = READ_AHEAD_KIB
+    if not low <= int(kib) <= high:
         raise argparse.ArgumentTypeError(
-            f"{text!r}: expected NAME:KIB, read-ahead from 4 to 65536 KiB, e.g. ra512:512"
+            f"{text!r}: expected NAME:KIB, read-ahead from {low} to {high} KiB, e.g. ra512:512"
         )
     return Variant(name, read_ahead_kb=int(kib))
 
@@ -237,6 +251,14 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=_iops,
         metavar="N",
         help=f"each disk's read IOPS throttle ({FULL.disk_model.read_iops}; {_REPLACES})",
+    )
+    run.add_argument(
+        "--disk-read-ahead",
+        type=_read_ahead_kib,
+        metavar="KIB",
+        help="every disk's read_ahead_kb for the whole run (the host's loop devices' own; a SATA "
+        f"disk's default is 128; {_REPLACES}); tpgen's arms get their plan's read-ahead where it "
+        "is larger",
     )
     run.add_argument(
         "--nginx-memory",
@@ -407,6 +429,8 @@ def with_run_options(settings: Settings, args: argparse.Namespace) -> Settings:
         model = replace(model, read_bps=args.disk_mbps * MiB)
     if args.disk_iops:
         model = replace(model, read_iops=args.disk_iops)
+    if args.disk_read_ahead:
+        model = replace(model, read_ahead_kb=args.disk_read_ahead)
     return with_overrides(
         settings,
         disks=args.disks,

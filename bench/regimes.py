@@ -57,7 +57,13 @@ _SHAPE_FIELDS: tuple[tuple[str, Callable[[Any], str]], ...] = (
     ("disks", lambda n: f"{n} disk{'s' * (n != 1)}"),
     ("files_per_disk", lambda n: f"{n} files a disk"),
     ("file_size", lambda n: f"{short_size(n)} files"),
-    ("disk_model", lambda m: f"{m.read_bps // MiB} MiB/s and {m.read_iops} IOPS a disk"),
+    (
+        "disk_model",
+        lambda m: (
+            f"{m.read_bps // MiB} MiB/s and {m.read_iops} IOPS a disk"
+            + (f", reading ahead {m.read_ahead_kb} KiB" if m.read_ahead_kb else "")
+        ),
+    ),
     ("nginx_memory", lambda n: f"nginx memory {short_size(n)}"),
     ("cold_connections", lambda n: f"{n} cold conns"),
     ("cold_metadata", lambda cold: "inodes cold" if cold else "inodes warmed"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -88,10 +89,18 @@ def _prepare(
     disks = [
         make_disk(workdir, f"d{i + 1}", settings.disk_size, janitor) for i in range(settings.disks)
     ]
+    host_read_ahead = disks[0].read_ahead_kb
+    _pin_read_ahead(disks, settings.disk_model.read_ahead_kb, janitor)
     log(
         "disks: "
         + ", ".join(f"{d.name}={d.device} ({d.majmin})" for d in disks)
-        + f"; read-ahead {disks[0].read_ahead_kb} KiB (the host's: every arm but a --readahead-arm)"
+        + f"; read-ahead {disks[0].read_ahead_kb} KiB ("
+        + (
+            f"the run's --disk-read-ahead; the host's {host_read_ahead}"
+            if settings.disk_model.read_ahead_kb
+            else "the host's"
+        )
+        + "): every arm but one whose plan or --readahead-arm sets its own"
     )
     port, status_port = free_ports(2, settings.port_range)
     facts = tpgencli.NodeFacts(
@@ -122,9 +131,17 @@ def _prepare(
     for arm in arms:
         if arm.sysctls:
             log(f"{arm.name}: during its trials the node's sysctls {sysctls.describe(arm.sysctls)}")
-        if arm.read_ahead_kb is not None:
-            log(f"{arm.name}: during its trials every disk reads ahead {arm.read_ahead_kb} KiB")
+        if arm.read_ahead:
+            ahead = sysctls.describe_read_ahead(arm.read_ahead)
+            log(f"{arm.name}: during its trials the disks read ahead {ahead}")
     return Setup(run_id, workdir, disks, data, where, arms, port)
+
+
+def _pin_read_ahead(disks: list[LoopDisk], kib: int | None, janitor: Janitor) -> None:
+    """Every disk reads ahead `kib` KiB until the run ends (None: as the host made it)."""
+    pinned = contextlib.ExitStack()
+    pinned.enter_context(sysctls.read_ahead(sysctls.every_disk([d.device for d in disks], kib)))
+    janitor.push("put the disks' read-ahead back", pinned.close)
 
 
 def _check_throttle(

@@ -18,6 +18,10 @@ class DiskModel:
 
     read_bps: int = 20 * MiB
     read_iops: int = 50
+    # read_ahead_kb of every disk for the whole run (None: the host's loop devices' own, which a
+    # loop device takes from its backing file system -- 2,560 KiB on this machine, where a SATA
+    # disk has the kernel's 128). An arm whose plan decides a read-ahead gets that instead.
+    read_ahead_kb: int | None = None
 
 
 @dataclass(frozen=True)

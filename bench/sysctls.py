@@ -76,23 +76,51 @@ def applied(
         yield
 
 
+# device (/dev/loopN), KiB, at_least (a disk set higher keeps its value)
+ReadAhead = tuple[str, int, bool]
+
+
+def plan_read_ahead(spec: Path) -> tuple[ReadAhead, ...]:
+    """The read-ahead tpgen's plan of `spec` decides for each of its disks (a floor)."""
+    return tuple(
+        (disk.device, disk.read_ahead_kb.value, True)
+        for disk in load_plan(str(spec)).disks
+        if disk.read_ahead_kb is not None
+    )
+
+
+def every_disk(devices: Sequence[str], kib: int | None) -> tuple[ReadAhead, ...]:
+    """Every device in `devices` reading ahead exactly `kib` KiB (None: none set)."""
+    return tuple((device, kib, False) for device in devices) if kib is not None else ()
+
+
 @contextmanager
 def read_ahead(
-    devices: Sequence[str],
-    kib: int | None,
+    settings: Sequence[ReadAhead],
     root: Path = SYS_BLOCK,
     journal_dir: Path = JOURNAL_DIR,
 ) -> Iterator[None]:
-    """Every device in `devices` (/dev/loopN) reads ahead `kib` KiB for the block (None: as it
-    is), put back and journaled as the sysctls are."""
+    """Each device's read_ahead_kb as `settings` say for the block, put back and journaled as
+    the sysctls are."""
     files = []
-    for device in devices if kib is not None else ():
+    for device, kib, at_least in settings:
         path = root / Path(device).name / "queue" / "read_ahead_kb"
         if not path.is_file():
             raise BenchError(f"{device}: no {path} to set its read-ahead")
-        files.append((path, f"{device} read_ahead_kb", str(kib), False))
+        files.append((path, f"{device} read_ahead_kb", str(kib), at_least))
     with _written(files, journal_dir):
         yield
+
+
+def describe_read_ahead(settings: Sequence[ReadAhead]) -> str:
+    """One line: each distinct setting and how many disks get it."""
+    counts: dict[tuple[int, bool], int] = {}
+    for _, kib, at_least in settings:
+        counts[kib, at_least] = counts.get((kib, at_least), 0) + 1
+    return ", ".join(
+        f"{kib} KiB{' (at least)' if at_least else ''} on {n} disk{'s' * (n != 1)}"
+        for (kib, at_least), n in counts.items()
+    )
 
 
 @contextmanager

@@ -149,7 +149,7 @@ def run_trial(
     # tpgen's node's kernel settings and an arm's read-ahead, during its trial only (bench.sysctls)
     with (
         sysctls.applied(arm.sysctls),
-        sysctls.read_ahead([disk.device for disk in disks], arm.read_ahead_kb),
+        sysctls.read_ahead(arm.read_ahead),
     ):
         try:
             nginx.start()

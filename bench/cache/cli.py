@@ -16,6 +16,7 @@ _ORIGIN_ONLY = {
     "files_per_disk": "--files-per-disk",
     "disk_mbps": "--disk-mbps",
     "disk_iops": "--disk-iops",
+    "disk_read_ahead": "--disk-read-ahead",
     "nginx_memory": "--nginx-memory",
     "file_size": "--file-size",
     "cold_connections": "--cold-connections",

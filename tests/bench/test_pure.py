@@ -42,7 +42,14 @@ from bench.settings import (
     DiskModel,
     smoke_regime,
 )
-from bench.sysctls import applied, overridden, plan_sysctls, read_ahead
+from bench.sysctls import (
+    applied,
+    describe_read_ahead,
+    every_disk,
+    overridden,
+    plan_sysctls,
+    read_ahead,
+)
 from bench.system import BenchError
 from bench.trial import TrialResult
 
@@ -502,7 +509,7 @@ def test_a_readahead_arm_sets_every_disk_for_the_block_journaled_and_puts_it_bac
     root = _sys_block(tmp_path, loop3="2560", loop4="128")
     journal_dir = tmp_path / "journal"
     ahead = [root / name / "queue" / "read_ahead_kb" for name in ("loop3", "loop4")]
-    with read_ahead(["/dev/loop3", "/dev/loop4"], 512, root, journal_dir):
+    with read_ahead(every_disk(["/dev/loop3", "/dev/loop4"], 512), root, journal_dir):
         assert [path.read_text() for path in ahead] == ["512\n", "512\n"]
         (journal,) = journal_dir.glob("*.json")  # a SIGKILL here: cleanup puts both back
         assert json.loads(journal.read_text()) == [[str(ahead[0]), "2560"], [str(ahead[1]), "128"]]
@@ -510,7 +517,7 @@ def test_a_readahead_arm_sets_every_disk_for_the_block_journaled_and_puts_it_bac
     assert list(journal_dir.glob("*")) == []
     with (
         pytest.raises(BenchError, match="nginx exited"),
-        read_ahead(["/dev/loop3"], 64, root, journal_dir),
+        read_ahead(every_disk(["/dev/loop3"], 64), root, journal_dir),
     ):
         raise BenchError("nginx exited 1")
     assert ahead[0].read_text() == "2560\n"
@@ -520,14 +527,27 @@ def test_read_ahead_leaves_the_disks_alone_without_a_value_and_refuses_a_missing
     tmp_path: Path,
 ) -> None:
     root = _sys_block(tmp_path, loop3="2560")
-    with read_ahead(["/dev/loop3"], None, root, tmp_path / "journal"):
+    with read_ahead(every_disk(["/dev/loop3"], None), root, tmp_path / "journal"):
         assert (root / "loop3" / "queue" / "read_ahead_kb").read_text() == "2560\n"
     with (
         pytest.raises(BenchError, match=r"/dev/loop9: no .*loop9/queue/read_ahead_kb"),
-        read_ahead(["/dev/loop3", "/dev/loop9"], 512, root, tmp_path / "journal"),
+        read_ahead(every_disk(["/dev/loop3", "/dev/loop9"], 512), root, tmp_path / "journal"),
     ):
         pass  # pragma: no cover - refused before the block
     assert (root / "loop3" / "queue" / "read_ahead_kb").read_text() == "2560\n"
+
+
+def test_a_plan_read_ahead_is_a_floor_a_disk_reading_ahead_more_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    root = _sys_block(tmp_path, loop3="128", loop4="2560")
+    plan = (("/dev/loop3", 512, True), ("/dev/loop4", 512, True))
+    with read_ahead(plan, root, tmp_path / "journal"):
+        assert (root / "loop3" / "queue" / "read_ahead_kb").read_text() == "512\n"
+        assert (root / "loop4" / "queue" / "read_ahead_kb").read_text() == "2560\n"
+    assert (root / "loop3" / "queue" / "read_ahead_kb").read_text() == "128\n"
+    assert describe_read_ahead(plan) == "512 KiB (at least) on 2 disks"
+    assert describe_read_ahead(every_disk(["/dev/loop3"], 64)) == "64 KiB on 1 disk"
 
 
 def test_readahead_arm_parses_a_name_and_a_size_in_kib() -> None:

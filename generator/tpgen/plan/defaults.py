@@ -286,6 +286,18 @@ FILE_MAX_RESERVE = 65536
 # The kernel's default 100 reclaims inodes and dentries as readily as page cache; 50 keeps them
 # twice as long: the bench found cold inodes block the event loop (open() runs on it).
 VFS_CACHE_PRESSURE_HDD = 50
+# An HDD's read-ahead sets the size of each read an interleaved stream costs a seek for: the
+# kernel's default 128 KiB (VM_READAHEAD_PAGES, what a SATA or SAS disk gets) lets a 7200 rpm
+# disk deliver ~150 seeks x 128 KiB = 19 MB/s of its ~180 MB/s when many files are read at once;
+# 1 MiB reaches most of it. Each read in flight keeps up to two windows in the page cache (the
+# one being read and the one the kernel starts ahead of it), so the windows of every read the
+# pools can have in flight must fit a share of memory, or pages are evicted before they are
+# sent and read again (bench, 6 disks, 384 MiB: the disks read 5-20x what nginx sent at 2,560 KiB).
+READ_AHEAD_MIN_KIB = 128
+READ_AHEAD_MAX_KIB = 1024
+READ_AHEAD_STEP_KIB = 128
+READ_AHEAD_MEMORY_PERCENT = 25
+READ_AHEAD_WINDOWS = 2
 
 # ----------------------------------------------------------------------- buckets, split key
 # nginx's full split_clients resolution: at 96 disks a fair share is ~104 buckets (4 TB among

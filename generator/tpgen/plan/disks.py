@@ -5,6 +5,7 @@ from __future__ import annotations
 from tpgen.plan.cache import cache_zone
 from tpgen.plan.defaults import DISK_DIR
 from tpgen.plan.pools import aio, thread_pool
+from tpgen.plan.readahead import read_ahead_kb
 from tpgen.plan.split import disk_buckets, disk_weight
 from tpgen.plan.types import Decision, DiskPlan
 from tpgen.spec.model import NodeSpec
@@ -28,6 +29,7 @@ def disk_plans(
             thread_pool=thread_pool(spec, disk, threads),
             aio=aio(spec, disk),
             cache=cache_zone(spec, disk),
+            read_ahead_kb=read_ahead_kb(spec, disk, threads.value),
         )
         for disk in spec.disks
     )

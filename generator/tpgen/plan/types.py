@@ -94,6 +94,10 @@ class DiskPlan:
     thread_pool: ThreadPool | None
     aio: Decision[str] = field(metadata=feeds("aio"))
     cache: CacheZone | None
+    # the device's read-ahead (applied by storage_disks, not in nginx.conf)
+    read_ahead_kb: Decision[int] | None = field(
+        default=None, metadata=feeds("read_ahead_kb (storage role)")
+    )
 
     @property
     def label(self) -> str:
