@@ -189,6 +189,7 @@ def test_to_dict_is_json_with_the_contract_s_field_names(case: str) -> None:
             "thread_pool",
             "buckets",
             "min_free_bytes",
+            "read_ahead_kb",
         ]
     ] * len(plan.disks)
     rebuilt = NodeLayout(

@@ -467,3 +467,58 @@ def test_every_decision_names_the_directive_it_feeds(part: type) -> None:
     decisions = [f for f in fields(part) if "Decision[" in str(f.type)]
     assert decisions
     assert [f.name for f in decisions if "directive" not in f.metadata] == []
+
+
+def _read_ahead(data: dict[str, Any]) -> list[int | None]:
+    return [d.read_ahead_kb.value if d.read_ahead_kb else None for d in plan_of(data).disks]
+
+
+def test_each_hdd_read_ahead_is_what_memory_holds_for_two_windows_of_every_read_in_flight() -> None:
+    # 3 HDDs x 16 threads x 2 workers = 96 reads; a quarter of 1 GiB / (2 x 96) = 1,365 KiB
+    data = spec("origin", 3, node={"cores": 2, "memory": "1GiB"}, tuning={"worker_processes": 2})
+    assert _read_ahead(data) == [1024, 1024, 1024]  # capped: 1 MiB reaches an HDD's bandwidth
+    # 12 workers: 576 reads, 227 KiB each -> the 128 KiB step below
+    data["tuning"] = {"worker_processes": 12}
+    (disk_plan, *_) = plan_of(data).disks
+    assert disk_plan.read_ahead_kb is not None
+    assert disk_plan.read_ahead_kb.value == 128
+    because = disk_plan.read_ahead_kb.because
+    assert because.startswith("at least (a disk set higher keeps its value): 576 reads in flight")
+    assert "(192 on this one), 2 windows each within 25% of memory (256.0 MiB): 227 KiB each" in (
+        because
+    )
+    # never below the kernel's own default, however many reads
+    data["node"] = {**data["node"], "memory": "256MiB"}
+    assert _read_ahead(data) == [128, 128, 128]
+
+
+def test_only_hdds_the_config_reads_get_a_read_ahead_and_their_reads_count() -> None:
+    disks = [
+        disk(1),
+        disk(2, media="ssd"),
+        disk(3, state="failed"),
+        disk(4, state="draining"),
+        disk(5, thread_pool=False),
+    ]
+    tuning = {"worker_processes": 2}
+    origin = {**spec("origin", node={"cores": 2, "memory": "1GiB"}, tuning=tuning), "disks": disks}
+    # read: d1 and d4 (origin reads a draining disk) with pools of 61 a worker, d5 on the event
+    # loops: 61 x 2 + 61 x 2 + 2 = 246 reads; 256 MiB / (2 x 246) = 532 KiB each
+    assert _read_ahead(origin) == [512, None, None, 512, 512]
+    # a cache node does not read its draining disk: d1's pool of 64 a worker and d5 on the
+    # event loops, 130 reads; 4 GiB / (2 x 130) is far above the 1 MiB cap
+    cache = {**spec("cache", node={"cores": 2, "memory": "16GiB"}, tuning=tuning), "disks": disks}
+    (d1, *_) = plan_of(cache).disks
+    assert d1.read_ahead_kb is not None
+    assert d1.read_ahead_kb.because.startswith("at least (a disk set higher keeps its value): ")
+    assert _read_ahead(cache) == [1024, None, None, None, 1024]
+
+
+def test_the_layout_carries_each_disks_read_ahead_floor() -> None:
+    from tpgen.api import node_layout
+
+    data = spec("origin", 2, node={"cores": 2, "memory": "1GiB"}, tuning={"worker_processes": 12})
+    data["disks"].append(disk(3, media="nvme"))
+    layout = node_layout(plan_of(data))
+    assert [d.read_ahead_kb for d in layout.disks] == [256, 256, None]
+    assert layout.to_dict()["disks"][0]["read_ahead_kb"] == 256

@@ -47,6 +47,7 @@ from bench.sysctls import (
     describe_read_ahead,
     every_disk,
     overridden,
+    plan_read_ahead,
     plan_sysctls,
     read_ahead,
 )
@@ -275,6 +276,7 @@ def test_cold_connections_replace_every_regimes_own() -> None:
 SHAPE_OPTIONS = [
     "--disks", "6", "--files-per-disk", "200", "--disk-mbps", "150", "--disk-iops", "400",
     "--nginx-memory", "384MiB", "--cold-connections", "360", "--cold-metadata",
+    "--disk-read-ahead", "128",
 ]  # fmt: skip
 
 
@@ -284,13 +286,13 @@ def test_disk_and_load_options_replace_every_regimes_own_and_the_summary_says_so
     assert len(pairs) == len(REGIMES)
     for name, _, settings in pairs:
         assert settings.disks == 6 and settings.files_per_disk == 200, name
-        assert settings.disk_model == DiskModel(read_bps=150 << 20, read_iops=400), name
+        assert settings.disk_model == DiskModel(150 << 20, 400, read_ahead_kb=128), name
         assert (settings.nginx_memory, settings.cold_connections) == (384 << 20, 360), name
         assert settings.cold_metadata, name
     fast = dict((name, s) for name, _, s in pairs)["fast-disk"]
     assert replaced("fast-disk", fast) == (
-        "6 disks, 200 files a disk, 150 MiB/s and 400 IOPS a disk, nginx memory 384MiB, "
-        "360 cold conns"
+        "6 disks, 200 files a disk, 150 MiB/s and 400 IOPS a disk, reading ahead 128 KiB, "
+        "nginx memory 384MiB, 360 cold conns"
     )
     # baseline warms its inodes; the option turns that off too
     assert replaced("baseline", dict((n, s) for n, _, s in pairs)["baseline"]).endswith(
@@ -317,7 +319,7 @@ def test_a_regime_run_without_shape_options_keeps_each_regime_as_defined() -> No
 def test_a_single_run_takes_the_same_disk_and_load_options() -> None:
     settings = single_settings(_parser().parse_args(["run", "--workers", "3", *SHAPE_OPTIONS]))
     assert (settings.workers, settings.disks, settings.files_per_disk) == (3, 6, 200)
-    assert settings.disk_model == DiskModel(read_bps=150 << 20, read_iops=400)
+    assert settings.disk_model == DiskModel(150 << 20, 400, read_ahead_kb=128)
     assert (settings.nginx_memory, settings.cold_connections) == (384 << 20, 360)
     assert settings.cold_metadata
     assert single_settings(_parser().parse_args(["run"])) == FULL
@@ -335,6 +337,10 @@ def test_a_single_run_takes_the_same_disk_and_load_options() -> None:
         ("--files-per-disk", "-5", "expected a whole count of files from 1 to 100000, e.g. 512"),
         ("--disk-mbps", "1.5", "expected whole MiB/s from 1 to 10000, e.g. 150"),
         ("--disk-iops", "fast", "expected a whole count of reads a second from 1 to 100000"),
+        *(
+            ("--disk-read-ahead", text, "expected a read-ahead from 4 to 65536 whole KiB, e.g. 128")
+            for text in ("0", "3", "65537", "1.5", "1MiB", "")
+        ),
         ("--nginx-memory", "255MiB", "expected a size from 256MiB to 64GiB, e.g. 384MiB"),
         ("--nginx-memory", "lots", "expected a size from 256MiB to 64GiB, e.g. 384MiB"),
         ("--rounds", "0", "expected rounds from 1 to 100, e.g. 6"),
@@ -657,3 +663,20 @@ def test_tpgens_arms_get_the_sysctls_its_plan_decides_for_an_hdd_node(tmp_path: 
     settings = {name: (value, floor) for name, value, floor in plan_sysctls(spec)}
     assert settings["vm.vfs_cache_pressure"] == ("50", False)
     assert settings["net.core.somaxconn"][1] is True
+
+
+def test_tpgens_arms_get_the_read_ahead_floors_its_plan_decides_for_its_hdds(
+    tmp_path: Path,
+) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "node: {name: bench, cores: 2, memory: 1073741824}\n"
+        "workload: {type: origin, avg_object_size: 4194304}\n"
+        "listen: {address: 127.0.0.1, port: 29000}\n"
+        "disks:\n"
+        "  - {name: d1, device: /dev/loop0, mount: /srv/d1, size: 1000000000, media: hdd}\n"
+        "  - {name: d2, device: /dev/loop1, mount: /srv/d2, size: 1000000000, media: ssd}\n"
+    )
+    # the HDD's pool: 43 threads x 3 workers = 129 reads, a quarter of 1 GiB / (2 x 129) = 1,016
+    # KiB, in 128 KiB steps; the SSD keeps its own
+    assert plan_read_ahead(spec) == (("/dev/loop0", 896, True),)

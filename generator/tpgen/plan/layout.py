@@ -37,6 +37,7 @@ class DiskLayout:
     thread_pool: str | None
     buckets: int  # buckets of the split that land on this disk
     min_free_bytes: int | None
+    read_ahead_kb: int | None = None  # at least: the storage role raises a device's to this
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ def _disk_layout(disk: DiskPlan, owner: str, group: str) -> DiskLayout:
         thread_pool=disk.thread_pool.name if disk.thread_pool else None,
         buckets=disk.bucket_count,
         min_free_bytes=disk.cache.min_free.value if disk.cache else None,
+        read_ahead_kb=disk.read_ahead_kb.value if disk.read_ahead_kb else None,
     )
 
 

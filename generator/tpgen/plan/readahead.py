@@ -4,6 +4,7 @@ written into nginx.conf."""
 from __future__ import annotations
 
 from tpgen.plan.defaults import (
+    READ_AHEAD_BECAUSE,
     READ_AHEAD_MAX_KIB,
     READ_AHEAD_MEMORY_PERCENT,
     READ_AHEAD_MIN_KIB,
@@ -47,7 +48,5 @@ def read_ahead_kb(spec: NodeSpec, disk: Disk, threads: int) -> Decision[int] | N
         f"on this one), {READ_AHEAD_WINDOWS} windows each within {READ_AHEAD_MEMORY_PERCENT}% of "
         f"memory ({human_size(budget)}): {fitting:,} KiB each, in steps of "
         f"{READ_AHEAD_STEP_KIB} KiB from the kernel's default {READ_AHEAD_MIN_KIB} to "
-        f"{READ_AHEAD_MAX_KIB} KiB. A read of 128 KiB costs an HDD a seek as one of 1 MiB does "
-        "when many files are read at once (~19 against ~150 MB/s at 150 seeks a second); "
-        "windows that do not fit memory are evicted before they are sent and read again",
+        f"{READ_AHEAD_MAX_KIB} KiB: " + READ_AHEAD_BECAUSE,
     )

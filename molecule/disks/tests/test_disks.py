@@ -88,6 +88,42 @@ def test_cache_directory_belongs_to_the_user_the_config_runs_nginx_as(
     assert host.check_output(f"findmnt -n -o TARGET --target {mount}/cache").strip() == mount
 
 
+READ_AHEAD_RULES = "/etc/udev/rules.d/70-tpgen-read-ahead.rules"
+
+
+def read_ahead_sectors(host, device: str) -> int:
+    return int(host.check_output(f"blockdev --getra {device}"))
+
+
+def test_the_hdd_reads_ahead_its_floor_and_only_it_has_one(host):
+    floor = LAYOUT["/srv/cache/d1"].read_ahead_kb
+    assert floor is not None and 128 <= floor <= 1024
+    assert LAYOUT["/srv/cache/d2"].read_ahead_kb is None, "an SSD keeps the kernel's read-ahead"
+    assert read_ahead_sectors(host, "/dev/sdb") >= 2 * floor  # blockdev counts 512-byte sectors
+    rules = [
+        line for line in host.file(READ_AHEAD_RULES).content_string.splitlines() if "ACTION" in line
+    ]
+    assert len(rules) == 1
+    assert f'ENV{{ID_FS_UUID}}=="{blkid(host, "/dev/sdb", "UUID")}"' in rules[0]
+
+
+def test_the_udev_rule_raises_a_lower_read_ahead_and_keeps_a_higher_one(host):
+    floor = 2 * LAYOUT["/srv/cache/d1"].read_ahead_kb
+    (rule,) = [
+        line for line in host.file(READ_AHEAD_RULES).content_string.splitlines() if "ACTION" in line
+    ]
+    # What udev runs when the disk appears: RUN+="<command>", $$ for $, $devnode for the node.
+    command = rule.split('RUN+="', 1)[1].rstrip('"')
+    command = command.replace("$$", "$").replace("$devnode", "/dev/sdb")
+    try:
+        for before, after in ((256, floor), (4 * floor, 4 * floor)):
+            host.check_output(f"blockdev --setra {before} /dev/sdb")
+            host.check_output(command)
+            assert read_ahead_sectors(host, "/dev/sdb") == after
+    finally:
+        host.check_output(f"blockdev --setra {floor} /dev/sdb")
+
+
 def test_failed_disk_is_unmounted_and_left_alone(host):
     assert not host.mount_point("/srv/cache/d3").exists
     # Same filesystem as before the run (not reformatted), marker still on it, no cache dir.
