@@ -20,7 +20,7 @@ class DiskModel:
     read_iops: int = 50
     # read_ahead_kb of every disk for the whole run (None: the host's loop devices' own, which a
     # loop device takes from its backing file system -- 2,560 KiB on this machine, where a SATA
-    # disk has the kernel's 128). An arm whose plan decides a read-ahead gets that instead.
+    # disk has the kernel's 128). tpgen's arms raise it to their plan's floors where larger.
     read_ahead_kb: int | None = None
 
 

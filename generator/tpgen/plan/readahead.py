@@ -1,5 +1,5 @@
-"""Each HDD's read-ahead: applied by the storage_disks role (sysfs and a udev rule), never
-written into nginx.conf."""
+"""Each HDD's read-ahead floor: applied by the storage_disks role (blockdev and a udev rule),
+never written into nginx.conf."""
 
 from __future__ import annotations
 

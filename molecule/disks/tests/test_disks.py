@@ -115,13 +115,14 @@ def test_the_udev_rule_raises_a_lower_read_ahead_and_keeps_a_higher_one(host):
     # What udev runs when the disk appears: RUN+="<command>", $$ for $, $devnode for the node.
     command = rule.split('RUN+="', 1)[1].rstrip('"')
     command = command.replace("$$", "$").replace("$devnode", "/dev/sdb")
+    found = read_ahead_sectors(host, "/dev/sdb")  # the loop device is the host's: put it back
     try:
         for before, after in ((256, floor), (4 * floor, 4 * floor)):
             host.check_output(f"blockdev --setra {before} /dev/sdb")
             host.check_output(command)
             assert read_ahead_sectors(host, "/dev/sdb") == after
     finally:
-        host.check_output(f"blockdev --setra {floor} /dev/sdb")
+        host.check_output(f"blockdev --setra {found} /dev/sdb")
 
 
 def test_failed_disk_is_unmounted_and_left_alone(host):
