@@ -651,15 +651,18 @@ def test_sysctl_arm_rejects_malformed_text(text: str) -> None:
         _sysctl_arm(text)
 
 
+HDD_NODE_SPEC = (
+    "node: {name: bench, cores: 2, memory: 1073741824}\n"
+    "workload: {type: origin, avg_object_size: 4194304}\n"
+    "listen: {address: 127.0.0.1, port: 29000}\n"
+    "disks:\n"
+    "  - {name: d1, device: /dev/loop0, mount: /srv/d1, size: 1000000000, media: hdd}\n"
+)
+
+
 def test_tpgens_arms_get_the_sysctls_its_plan_decides_for_an_hdd_node(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
-    spec.write_text(
-        "node: {name: bench, cores: 2, memory: 1073741824}\n"
-        "workload: {type: origin, avg_object_size: 4194304}\n"
-        "listen: {address: 127.0.0.1, port: 29000}\n"
-        "disks:\n"
-        "  - {name: d1, device: /dev/loop0, mount: /srv/d1, size: 1000000000, media: hdd}\n"
-    )
+    spec.write_text(HDD_NODE_SPEC)
     settings = {name: (value, floor) for name, value, floor in plan_sysctls(spec)}
     assert settings["vm.vfs_cache_pressure"] == ("50", False)
     assert settings["net.core.somaxconn"][1] is True
@@ -670,12 +673,8 @@ def test_tpgens_arms_get_the_read_ahead_floors_its_plan_decides_for_its_hdds(
 ) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(
-        "node: {name: bench, cores: 2, memory: 1073741824}\n"
-        "workload: {type: origin, avg_object_size: 4194304}\n"
-        "listen: {address: 127.0.0.1, port: 29000}\n"
-        "disks:\n"
-        "  - {name: d1, device: /dev/loop0, mount: /srv/d1, size: 1000000000, media: hdd}\n"
-        "  - {name: d2, device: /dev/loop1, mount: /srv/d2, size: 1000000000, media: ssd}\n"
+        HDD_NODE_SPEC
+        + "  - {name: d2, device: /dev/loop1, mount: /srv/d2, size: 1000000000, media: ssd}\n"
     )
     # the HDD's pool: 43 threads x 3 workers = 129 reads, a quarter of 1 GiB / (2 x 129) = 1,016
     # KiB, in 128 KiB steps; the SSD keeps its own
