@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tpgen.api import load_plan
+
 from bench import arms as armconf
 from bench import sysctls as node_sysctls
 from bench import tpgencli
@@ -97,7 +99,8 @@ def _tpgen_conf(
     spec = ctx.workdir / f"spec-{name}.yaml"
     spec.write_text(ctx.spec.text(tuning))
     rendered = tpgencli.render(spec, ctx.workdir / f"{name}-rendered.conf")
-    node = NodeSettings(node_sysctls.plan_sysctls(spec), node_sysctls.plan_read_ahead(spec))
+    plan = load_plan(str(spec))
+    node = NodeSettings(node_sysctls.plan_sysctls(plan), node_sysctls.plan_read_ahead(plan))
     return armconf.relocate(rendered, prefix), node
 
 

@@ -59,13 +59,13 @@ def _shape(text: str) -> tuple[int, int, int]:
     return int(parts[0]), int(parts[1]), int(parts[2])
 
 
-def _whole(what: str, high: int, example: int) -> Callable[[str], int]:
-    """An argparse type: a whole number from 1 to `high`, else the usage in one line."""
+def _whole(what: str, high: int, example: int, low: int = 1) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` to `high`, else the usage in one line."""
 
     def parse(text: str) -> int:
-        if not text.isdigit() or not 1 <= int(text) <= high:
+        if not text.isdigit() or not low <= int(text) <= high:
             raise argparse.ArgumentTypeError(
-                f"{text!r}: expected {what} from 1 to {high}, e.g. {example}"
+                f"{text!r}: expected {what} from {low} to {high}, e.g. {example}"
             )
         return int(text)
 
@@ -82,6 +82,7 @@ _disks = _whole("a whole count of disks", 32, 6)
 _files = _whole("a whole count of files", 100_000, 512)
 _mib_per_s = _whole("whole MiB/s", 10_000, 150)
 _iops = _whole("a whole count of reads a second", 100_000, 400)
+_read_ahead_kib = _whole("a read-ahead in whole KiB", 65_536, 128, low=4)
 
 
 def _size(low: int, high: int, example: str) -> Callable[[str], int]:
@@ -159,29 +160,17 @@ def _sysctl_arm(text: str) -> Variant:
     return Variant(name, sysctls=dict(pairs))
 
 
-READ_AHEAD_KIB = (4, 65_536)  # what the bench lets a disk read ahead
-
-
-def _read_ahead_kib(text: str) -> int:
-    """An argparse type: a read-ahead in whole KiB, else the usage in one line."""
-    low, high = READ_AHEAD_KIB
-    if not text.isdigit() or not low <= int(text) <= high:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected a read-ahead from {low} to {high} whole KiB, e.g. 128"
-        )
-    return int(text)
-
-
 def _readahead_arm(text: str) -> Variant:
     name, sep, kib = text.partition(":")
-    if not sep or not _ARM_NAME.fullmatch(name) or not kib.isdigit():
-        kib = "0"
-    low, high = READ_AHEAD_KIB
-    if not low <= int(kib) <= high:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected NAME:KIB, read-ahead from {low} to {high} KiB, e.g. ra512:512"
-        )
-    return Variant(name, read_ahead_kb=int(kib))
+    usage = argparse.ArgumentTypeError(
+        f"{text!r}: expected NAME:KIB, read-ahead from 4 to 65536 KiB, e.g. ra512:512"
+    )
+    if not sep or not _ARM_NAME.fullmatch(name):
+        raise usage
+    try:
+        return Variant(name, read_ahead_kb=_read_ahead_kib(kib))
+    except argparse.ArgumentTypeError:
+        raise usage from None
 
 
 def _variants(args: argparse.Namespace) -> list[Variant]:

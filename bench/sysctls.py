@@ -17,11 +17,12 @@ import json
 import os
 import re
 import time
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from tpgen.api import load_plan
+from tpgen.api import Plan
 
 from bench.leftovers import JOURNAL_DIR
 from bench.system import BenchError
@@ -33,9 +34,9 @@ Setting = tuple[str, str, bool]
 _NAME = re.compile(r"[a-z0-9_]+(\.[a-z0-9_-]+)+")
 
 
-def plan_sysctls(spec: Path) -> tuple[Setting, ...]:
-    """The settings tpgen's plan of `spec` decides for the node."""
-    return tuple((s.name, s.value, s.at_least) for s in load_plan(str(spec)).sysctls)
+def plan_sysctls(plan: Plan) -> tuple[Setting, ...]:
+    """The kernel settings tpgen's plan decides for the node."""
+    return tuple((s.name, s.value, s.at_least) for s in plan.sysctls)
 
 
 def overridden(settings: tuple[Setting, ...], values: Mapping[str, str]) -> tuple[Setting, ...]:
@@ -80,11 +81,11 @@ def applied(
 ReadAhead = tuple[str, int, bool]
 
 
-def plan_read_ahead(spec: Path) -> tuple[ReadAhead, ...]:
-    """The read-ahead tpgen's plan of `spec` decides for each of its disks (a floor)."""
+def plan_read_ahead(plan: Plan) -> tuple[ReadAhead, ...]:
+    """The read-ahead tpgen's plan decides for each of its disks (a floor)."""
     return tuple(
         (disk.device, disk.read_ahead_kb.value, True)
-        for disk in load_plan(str(spec)).disks
+        for disk in plan.disks
         if disk.read_ahead_kb is not None
     )
 
@@ -114,9 +115,7 @@ def read_ahead(
 
 def describe_read_ahead(settings: Sequence[ReadAhead]) -> str:
     """One line: each distinct setting and how many disks get it."""
-    counts: dict[tuple[int, bool], int] = {}
-    for _, kib, at_least in settings:
-        counts[kib, at_least] = counts.get((kib, at_least), 0) + 1
+    counts = Counter((kib, at_least) for _, kib, at_least in settings)
     return ", ".join(
         f"{kib} KiB{' (at least)' if at_least else ''} on {n} disk{'s' * (n != 1)}"
         for (kib, at_least), n in counts.items()

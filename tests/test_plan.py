@@ -484,9 +484,10 @@ def test_each_hdd_read_ahead_is_what_memory_holds_for_two_windows_of_every_read_
     assert disk_plan.read_ahead_kb.value == 128
     because = disk_plan.read_ahead_kb.because
     assert because.startswith("at least (a disk set higher keeps its value): 576 reads in flight")
-    assert "(192 on this one), 2 windows each within 25% of memory (256.0 MiB): 227 KiB each" in (
+    assert "576 reads in flight on the node's 3 HDDs, 2 windows each within 25% of memory " in (
         because
     )
+    assert "(256.0 MiB): 227 KiB each, in steps of 128 KiB from the kernel's default 128" in because
     # never below the kernel's own default, however many reads
     data["node"] = {**data["node"], "memory": "256MiB"}
     assert _read_ahead(data) == [128, 128, 128]

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from tpgen.api import load_plan
 
 from bench.arms import Arm, perdisk_conf, relocate, round_order, single_root_conf, substitute
 from bench.armset import edited
@@ -338,7 +339,11 @@ def test_a_single_run_takes_the_same_disk_and_load_options() -> None:
         ("--disk-mbps", "1.5", "expected whole MiB/s from 1 to 10000, e.g. 150"),
         ("--disk-iops", "fast", "expected a whole count of reads a second from 1 to 100000"),
         *(
-            ("--disk-read-ahead", text, "expected a read-ahead from 4 to 65536 whole KiB, e.g. 128")
+            (
+                "--disk-read-ahead",
+                text,
+                "expected a read-ahead in whole KiB from 4 to 65536, e.g. 128",
+            )
             for text in ("0", "3", "65537", "1.5", "1MiB", "")
         ),
         ("--nginx-memory", "255MiB", "expected a size from 256MiB to 64GiB, e.g. 384MiB"),
@@ -663,7 +668,7 @@ HDD_NODE_SPEC = (
 def test_tpgens_arms_get_the_sysctls_its_plan_decides_for_an_hdd_node(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(HDD_NODE_SPEC)
-    settings = {name: (value, floor) for name, value, floor in plan_sysctls(spec)}
+    settings = {name: (value, floor) for name, value, floor in plan_sysctls(load_plan(str(spec)))}
     assert settings["vm.vfs_cache_pressure"] == ("50", False)
     assert settings["net.core.somaxconn"][1] is True
 
@@ -678,4 +683,4 @@ def test_tpgens_arms_get_the_read_ahead_floors_its_plan_decides_for_its_hdds(
     )
     # the HDD's pool: 43 threads x 3 workers = 129 reads, a quarter of 1 GiB / (2 x 129) = 1,016
     # KiB, in 128 KiB steps; the SSD keeps its own
-    assert plan_read_ahead(spec) == (("/dev/loop0", 896, True),)
+    assert plan_read_ahead(load_plan(str(spec))) == (("/dev/loop0", 896, True),)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tpgen.plan.cache import cache_zone
 from tpgen.plan.defaults import DISK_DIR
 from tpgen.plan.pools import aio, thread_pool
-from tpgen.plan.readahead import read_ahead_kb
+from tpgen.plan.readahead import gets_read_ahead, read_ahead_floor
 from tpgen.plan.split import disk_buckets, disk_weight
 from tpgen.plan.types import Decision, DiskPlan
 from tpgen.spec.model import NodeSpec
@@ -15,6 +15,7 @@ def disk_plans(
     spec: NodeSpec, threads: Decision[int], owners: tuple[str, ...]
 ) -> tuple[DiskPlan, ...]:
     data = DISK_DIR[spec.workload.type]
+    floor = read_ahead_floor(spec, threads.value)  # one figure for the node's HDDs
     return tuple(
         DiskPlan(
             name=disk.name,
@@ -29,7 +30,7 @@ def disk_plans(
             thread_pool=thread_pool(spec, disk, threads),
             aio=aio(spec, disk),
             cache=cache_zone(spec, disk),
-            read_ahead_kb=read_ahead_kb(spec, disk, threads.value),
+            read_ahead_kb=floor if gets_read_ahead(spec, disk) else None,
         )
         for disk in spec.disks
     )

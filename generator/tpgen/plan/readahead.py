@@ -18,9 +18,9 @@ from tpgen.spec.model import KIB, Disk, NodeSpec
 from tpgen.spec.units import human_size
 
 
-def read_ahead_disks(spec: NodeSpec) -> tuple[Disk, ...]:
-    """The HDDs nginx reads: the disks whose read-ahead the plan decides."""
-    return tuple(d for d in spec.disks if d.media == "hdd" and readable(spec, d))
+def gets_read_ahead(spec: NodeSpec, disk: Disk) -> bool:
+    """An HDD nginx reads: a disk whose read-ahead the plan decides."""
+    return disk.media == "hdd" and readable(spec, disk)
 
 
 def reads_in_flight(spec: NodeSpec, disk: Disk, threads: int) -> int:
@@ -30,11 +30,11 @@ def reads_in_flight(spec: NodeSpec, disk: Disk, threads: int) -> int:
     return threads * workers if needs_pool(spec, disk) else workers
 
 
-def read_ahead_kb(spec: NodeSpec, disk: Disk, threads: int) -> Decision[int] | None:
-    """At least this many KiB for an HDD nginx reads (None for the others): as much of 1 MiB as
-    the windows of every read in flight on every HDD fit in a share of memory."""
-    hdds = read_ahead_disks(spec)
-    if disk not in hdds:
+def read_ahead_floor(spec: NodeSpec, threads: int) -> Decision[int] | None:
+    """At least this many KiB for every HDD nginx reads (None without one): as much of 1 MiB as
+    the windows of every read in flight on those HDDs fit in a share of memory."""
+    hdds = [d for d in spec.disks if gets_read_ahead(spec, d)]
+    if not hdds:
         return None
     reads = sum(reads_in_flight(spec, d, threads) for d in hdds)
     budget = spec.node.memory * READ_AHEAD_MEMORY_PERCENT // 100
@@ -44,9 +44,8 @@ def read_ahead_kb(spec: NodeSpec, disk: Disk, threads: int) -> Decision[int] | N
     return Decision(
         value,
         f"at least (a disk set higher keeps its value): {reads:,} reads in flight on the "
-        f"node's {len(hdds)} HDD{'s' * (len(hdds) != 1)} ({reads_in_flight(spec, disk, threads):,} "
-        f"on this one), {READ_AHEAD_WINDOWS} windows each within {READ_AHEAD_MEMORY_PERCENT}% of "
-        f"memory ({human_size(budget)}): {fitting:,} KiB each, in steps of "
-        f"{READ_AHEAD_STEP_KIB} KiB from the kernel's default {READ_AHEAD_MIN_KIB} to "
-        f"{READ_AHEAD_MAX_KIB} KiB: " + READ_AHEAD_BECAUSE,
+        f"node's {len(hdds)} HDD{'s' * (len(hdds) != 1)}, {READ_AHEAD_WINDOWS} windows each "
+        f"within {READ_AHEAD_MEMORY_PERCENT}% of memory ({human_size(budget)}): {fitting:,} KiB "
+        f"each, in steps of {READ_AHEAD_STEP_KIB} KiB from the kernel's default "
+        f"{READ_AHEAD_MIN_KIB} to {READ_AHEAD_MAX_KIB} KiB: " + READ_AHEAD_BECAUSE,
     )
