@@ -184,6 +184,8 @@ class _Server:
         finally:
             self.nginx.stop()
             self.cgroup.destroy()
+        if result.stalled:  # no disk here: a client that cannot stop is a broken host
+            raise BenchError(f"{self.url}: wrk did not stop: {log}")
         if problems or result.errors:
             raise BenchError(f"{self.url}: {result.errors} errors; {problems[:3]}")
         return result

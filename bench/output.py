@@ -22,6 +22,8 @@ def progress_line(result: TrialResult) -> str:
     )
     if result.problems:
         line += f" | {len(result.problems)} error-log lines"
+    if stalled := result.stalled_loads():
+        line += f" | STALLED: wrk of the {' and '.join(stalled)} load killed, nothing counted"
     return line
 
 

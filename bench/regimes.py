@@ -18,7 +18,7 @@ from tpgen.api import short_size
 
 from bench import armset
 from bench.load import LoadResult
-from bench.report import REFERENCES, by_arm, fmt_number, goals, medians
+from bench.report import REFERENCES, by_arm, fmt_number, goals, medians, stalled_trials
 from bench.runner import Outcome, run_bench
 from bench.settings import REGIME_BASE, REGIMES, DiskModel, MiB, Settings
 from bench.system import BenchError
@@ -204,6 +204,8 @@ def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bo
         spread = _spread(combo)
         if spread:
             lines.append(" " * 24 + spread)
+        if stalls := stalled_trials(combo.outcome.results):
+            lines.append(" " * 24 + stalls)
         for goal in goals(combo.outcome.results, combo.settings, "tpgen"):
             if "perdisk" not in goal.text:
                 continue

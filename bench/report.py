@@ -98,7 +98,7 @@ def rounds_table(results: Sequence[TrialResult]) -> str:
     for t in results:
         cells = [fmt_number(metric(t)) for _, _, metric in COLUMNS]
         errors = t.hot.errors + (t.cold.errors if t.cold else 0)
-        extra = [str(len(t.problems) + errors), f"{t.other_cpu:.0%}"]
+        extra = [str(len(t.problems) + errors + len(t.stalled_loads())), f"{t.other_cpu:.0%}"]
         lines.append(_row(f"{t.round:>3}   {t.arm}", [*cells, *extra]))
     return "\n".join(lines)
 
@@ -186,4 +186,19 @@ def noise(results: Sequence[TrialResult]) -> str:
         + (", ".join(parts) if parts else "n/a")
         + f"\nCPU taken by other processes during trials: median {statistics.median(others):.0%}"
         f", max {max(others):.0%} of {len(others)} trials"
+        + (f"\n{stalls}" if (stalls := stalled_trials(results)) else "")
+    )
+
+
+def stalled_trials(results: Sequence[TrialResult]) -> str:
+    """Which arms' trials stalled (a wrk killed, counted as nothing answered); '' if none."""
+    counts = [
+        f"{arm} {sum(bool(t.stalled_loads()) for t in trials)} of {len(trials)}"
+        for arm, trials in by_arm(results).items()
+        if any(t.stalled_loads() for t in trials)
+    ]
+    return (
+        "stalled trials (a wrk killed, nothing of that load counted): " + ", ".join(counts)
+        if counts
+        else ""
     )

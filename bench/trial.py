@@ -35,6 +35,11 @@ class TrialResult:
     problems: list[str] = field(default_factory=list)
     other_cpu: float = 0.0  # share of all CPUs used by processes other than nginx and wrk
 
+    def stalled_loads(self) -> list[str]:
+        """The loads whose wrk had to be killed (bench.load.LoadResult.stall)."""
+        loads = [("hot", self.hot), ("cold", self.cold)]
+        return [name for name, load in loads if load is not None and load.stalled]
+
     @property
     def disk_mbps(self) -> float:
         return self.disk_bytes / self.seconds / 1e6

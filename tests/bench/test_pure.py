@@ -29,10 +29,10 @@ from bench.cli import (
     single_settings,
 )
 from bench.leftovers import journals, restore_journals
-from bench.load import LoadResult, parse_summary
-from bench.output import write
+from bench.load import Load, LoadResult, parse_summary
+from bench.output import progress_line, write
 from bench.regimes import Combo, load_pair, plan, replaced, summary
-from bench.report import goals, table
+from bench.report import goals, stalled_trials, table
 from bench.runner import Outcome, Setup, _rounds
 from bench.settings import (
     FULL,
@@ -71,6 +71,23 @@ def test_parse_summary_reads_the_lua_json_line() -> None:
     assert result.mbps == pytest.approx(2097.152)
     assert result.errors == 1
     assert result.latency_p99_ms == 20.0
+
+
+def test_a_wrk_that_overstays_is_killed_and_recorded_as_a_stall(tmp_path: Path) -> None:
+    load = Load("http://127.0.0.1:29000/files/hot.bin", 4, 1, 0.2, "hot.lua")
+    log = tmp_path / "hot.txt"
+    log.write_text("")
+    proc = subprocess.Popen(["sleep", "30"], text=True)
+    result = load.finish(proc, log, grace=0.3)
+    assert proc.returncode == -signal.SIGKILL
+    assert result.stalled and result.requests == 0 and result.rps == 0
+    assert result.latency_p99_ms == pytest.approx(500)
+    assert "wrk overstayed 0.2s by 0.3s: killed" in log.read_text()
+    trial = replace(_trial("tpgen", 1, 100, 200, 80), cold=result)
+    assert trial.stalled_loads() == ["cold"]
+    assert "STALLED: wrk of the cold load killed" in progress_line(trial)
+    assert "tpgen 1 of 2" in stalled_trials([trial, _trial("tpgen", 2, 100, 200, 80)])
+    assert stalled_trials([_trial("tpgen", 2, 100, 200, 80)]) == ""
 
 
 def test_relocate_moves_only_runtime_paths(tmp_path: Path) -> None:
