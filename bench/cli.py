@@ -82,7 +82,8 @@ _disks = _whole("a whole count of disks", 32, 6)
 _files = _whole("a whole count of files", 100_000, 512)
 _mib_per_s = _whole("whole MiB/s", 10_000, 150)
 _iops = _whole("a whole count of reads a second", 100_000, 400)
-_read_ahead_kib = _whole("a read-ahead in whole KiB", 65_536, 128, low=4)
+READ_AHEAD_KIB = (4, 65_536)  # what the bench lets a disk read ahead
+_read_ahead_kib = _whole("a read-ahead in whole KiB", READ_AHEAD_KIB[1], 128, low=READ_AHEAD_KIB[0])
 
 
 def _size(low: int, high: int, example: str) -> Callable[[str], int]:
@@ -163,7 +164,8 @@ def _sysctl_arm(text: str) -> Variant:
 def _readahead_arm(text: str) -> Variant:
     name, sep, kib = text.partition(":")
     usage = argparse.ArgumentTypeError(
-        f"{text!r}: expected NAME:KIB, read-ahead from 4 to 65536 KiB, e.g. ra512:512"
+        f"{text!r}: expected NAME:KIB, read-ahead from {READ_AHEAD_KIB[0]} to "
+        f"{READ_AHEAD_KIB[1]} KiB, e.g. ra512:512"
     )
     if not sep or not _ARM_NAME.fullmatch(name):
         raise usage

@@ -18,7 +18,14 @@ from tpgen.api import short_size
 
 from bench import armset
 from bench.load import LoadResult
-from bench.report import REFERENCES, by_arm, fmt_number, goals, medians, stalled_trials
+from bench.report import (
+    REFERENCES,
+    fmt_number,
+    goals,
+    hot_spreads,
+    medians,
+    stalled_trials,
+)
 from bench.runner import Outcome, run_bench
 from bench.settings import REGIME_BASE, REGIMES, DiskModel, MiB, Settings
 from bench.system import BenchError
@@ -219,11 +226,7 @@ def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bo
 
 def _spread(combo: Combo) -> str:
     """Noise of this pair: hot req/s max÷min across rounds per arm, CPU taken by others."""
-    parts = []
-    for arm, trials in by_arm(combo.outcome.results).items():
-        values = [t.hot.rps for t in trials]
-        if len(values) > 1 and min(values) > 0:
-            parts.append(f"{arm} {max(values) / min(values):.2f}x")
+    parts = hot_spreads(combo.outcome.results)
     others = [t.other_cpu for t in combo.outcome.results]
     if not parts:
         return ""

@@ -173,13 +173,20 @@ def perdisk_goals(med: dict[str, dict[str, float]], arm: str) -> list[Goal]:
     return out
 
 
-def noise(results: Sequence[TrialResult]) -> str:
-    """Spread of hot req/s across rounds, per arm (max/min): what the machine's noise did."""
+def hot_spreads(results: Sequence[TrialResult]) -> list[str]:
+    """Per arm, its hot req/s max÷min across rounds ('ARM 1.23x'); arms with one round or a
+    round that answered nothing have none."""
     parts = []
     for arm, trials in by_arm(results).items():
         values = [t.hot.rps for t in trials]
         if len(values) > 1 and min(values) > 0:
             parts.append(f"{arm} {max(values) / min(values):.2f}x")
+    return parts
+
+
+def noise(results: Sequence[TrialResult]) -> str:
+    """Spread of hot req/s across rounds, per arm (max/min): what the machine's noise did."""
+    parts = hot_spreads(results)
     others = [t.other_cpu for t in results]
     return (
         "hot req/s max÷min across rounds: "
@@ -192,10 +199,13 @@ def noise(results: Sequence[TrialResult]) -> str:
 
 def stalled_trials(results: Sequence[TrialResult]) -> str:
     """Which arms' trials stalled (a wrk killed, counted as nothing answered); '' if none."""
+    stalled = {
+        arm: [t for t in trials if t.stalled_loads()] for arm, trials in by_arm(results).items()
+    }
     counts = [
-        f"{arm} {sum(bool(t.stalled_loads()) for t in trials)} of {len(trials)}"
+        f"{arm} {len(stalled[arm])} of {len(trials)}"
         for arm, trials in by_arm(results).items()
-        if any(t.stalled_loads() for t in trials)
+        if stalled[arm]
     ]
     return (
         "stalled trials (a wrk killed, nothing of that load counted): " + ", ".join(counts)
