@@ -120,6 +120,16 @@ def test_a_failed_disk_is_state_failed_unmounted_and_has_no_space_series() -> No
     assert ("tpgen_disk_writable", disk("d2")) not in samples
 
 
+def test_read_ahead_and_its_floor_are_series_of_the_disks_that_have_a_floor() -> None:
+    system = MetricsSystem(read_aheads={"/dev/sdb": 128})
+    samples = parse(metrics(system, disk_entry("d1", read_ahead_kb=1024), disk_entry("d2")))
+    assert samples[("tpgen_disk_read_ahead_bytes", disk("d1"))] == 128 * 1024
+    assert samples[("tpgen_disk_read_ahead_floor_bytes", disk("d1"))] == 1024 * 1024
+    assert ("tpgen_disk_read_ahead_bytes", disk("d2")) not in samples
+    assert samples[("tpgen_doctor_status", ())] == 1  # below the floor: a warning
+    assert promtool(metrics(system, disk_entry("d1", read_ahead_kb=1024))).returncode == 0
+
+
 def test_min_free_comes_from_the_layout_and_drift_and_threads_are_zero_or_one() -> None:
     system = MetricsSystem(config=RENDERED + "# edited\n", nginx="nginx version: nginx/1.22\n")
     samples = parse(metrics(system, disk_entry("d1", min_free_bytes=7 * GIB)))

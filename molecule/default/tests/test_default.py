@@ -358,7 +358,7 @@ def test_the_extra_snippet_adds_its_header_to_every_content_answer(host: Any, sc
     assert headers == "200 from a snippet MISS"
 
 
-def test_doctor_counts_the_snippet_as_the_config_not_as_drift() -> None:
+def test_doctor_counts_the_snippet_as_the_config_and_finds_each_hdds_read_ahead_raised() -> None:
     out = run_playbook(
         "doctor.yml",
         {"persist": False, "fail_on": "never"},
@@ -366,7 +366,15 @@ def test_doctor_counts_the_snippet_as_the_config_not_as_drift() -> None:
     )
     tasks = [task for play in json.loads(out)["plays"] for task in play["tasks"]]
     run = next(t for t in tasks if t["task"]["name"].startswith("Run doctor on the node"))
-    findings = {f["check"]: f for f in run["hosts"]["tpgen-default"]["report"]["findings"]}
+    report = run["hosts"]["tpgen-default"]["report"]["findings"]
+    # The container names each loop disk /dev/sdX (docker --device): doctor finds its read-ahead
+    # by the device number, at least the floor storage_disks raised it to.
+    read_ahead = [f for f in report if f["check"] == "disk.read_ahead"]
+    assert [(f["subject"], f["level"]) for f in read_ahead] == [
+        (disk["name"], "ok") for disk in HOST_VARS["tpgen_spec"]["disks"]
+    ], read_ahead
+    assert all(f["data"]["read_ahead_kb"] >= f["data"]["floor_kb"] > 0 for f in read_ahead)
+    findings = {f["check"]: f for f in report}
     assert findings["config.drift"]["level"] == "ok", findings["config.drift"]
     assert findings["config.extra"]["level"] == "ok", findings["config.extra"]
     assert findings["config.extra"]["message"] == (

@@ -7,6 +7,7 @@ One module per concern; every check is a pure function from text or numbers to
 - ``nginx_build``  ``nginx -V`` (``--with-threads``)
 - ``mounts``       /proc/self/mountinfo: each disk mounted at its place, from its device, rw
 - ``space``        free space and inodes, a writable cache directory owned by the nginx user
+- ``readahead``    each HDD's read-ahead at least the plan's floor
 - ``drift``        the live config against the rendered one (text or sha1)
 - ``errorlog``     queue overflows, full keys zones, disk errors since a time
 - ``stub_status``  nginx answers and drops no connection
@@ -33,11 +34,12 @@ from .layout import DEFAULT_CONFIG, DoctorInputs, Layout, LayoutDisk, read_layou
 from .mounts import MountEntry, check_mount, mount_at, parse_mountinfo
 from .nginx_build import NginxBuild, check_threads, parse_nginx_v
 from .prometheus import GUARD_STATE_FILE, metrics_text, write_textfile
+from .readahead import check_read_ahead
 from .report import JSON_SCHEMA_ID, report_json, report_text
 from .run import node_report, run_doctor
 from .space import FsUsage, check_space, check_writable
 from .stub_status import StubStatus, check_status, parse_stub_status
-from .system import HostSystem, System, open_regular
+from .system import HostSystem, System, open_regular, read_ahead_of
 
 __all__ = [
     "DEFAULT_CONFIG",
@@ -60,6 +62,7 @@ __all__ = [
     "check_drift",
     "check_log",
     "check_mount",
+    "check_read_ahead",
     "check_space",
     "check_status",
     "check_threads",
@@ -74,6 +77,7 @@ __all__ = [
     "parse_nginx_v",
     "parse_since",
     "parse_stub_status",
+    "read_ahead_of",
     "read_layout",
     "report_json",
     "report_text",

@@ -13,6 +13,7 @@ from .guard_state import check_guard_state
 from .layout import DoctorInputs, LayoutDisk
 from .mounts import check_mount, mount_at, parse_mountinfo
 from .nginx_build import check_threads, parse_nginx_v
+from .readahead import check_read_ahead
 from .space import FsUsage, check_space, check_writable
 from .stub_status import check_status
 from .system import System, error_text
@@ -54,7 +55,8 @@ def _nginx_build(inputs: DoctorInputs, system: System) -> Finding:
 
 
 def _disks(inputs: DoctorInputs, system: System) -> list[Finding]:
-    """Mounts of every disk; space and a write probe on the active ones (not draining)."""
+    """Mounts of every disk; space and a write probe on the active ones (not draining); the
+    read-ahead of every disk the plan gives a floor (not failed)."""
     findings = []
     try:
         mounts = parse_mountinfo(system.mountinfo())
@@ -65,7 +67,16 @@ def _disks(inputs: DoctorInputs, system: System) -> list[Finding]:
         findings.extend(check_mount(disk, mounts, realpath=system.realpath))
         if disk["state"] == "active" and mount_at(disk["mount"], mounts) is not None:
             findings.extend(_filesystem(disk, system))
+        if disk["read_ahead_kb"] and disk["state"] != "failed":
+            findings.append(_read_ahead(disk, system))
     return findings
+
+
+def _read_ahead(disk: LayoutDisk, system: System) -> Finding:
+    try:
+        return check_read_ahead(disk, system.read_ahead_kb(disk["device"]))
+    except OSError as err:
+        return check_read_ahead(disk, None, error_text(err))
 
 
 def _filesystem(disk: LayoutDisk, system: System) -> list[Finding]:

@@ -1,6 +1,7 @@
 """Doctor's inputs: the plan's NodeLayout, as the dict ``NodeLayout.to_dict()`` gives.
 
-Doctor reads the layout and derives nothing: the disks (dir, owner, state, min_free_bytes), the
+Doctor reads the layout and derives nothing: the disks (dir, owner, state, min_free_bytes,
+read_ahead_kb), the
 error log, the status URL and the config's sha1 are what the plan decided. The dict crosses a
 process (and on nodes, a network) boundary, so it is checked here once: every check after this
 may trust its types. The TypedDicts below name the keys doctor reads; they describe the
@@ -32,6 +33,7 @@ class LayoutDisk(TypedDict):
     min_free_bytes: int | None
     thread_pool: str | None  # the disk's pool, for the metrics' queue overflows per disk
     buckets: int  # buckets of the split on this disk (0 when the layout does not say)
+    read_ahead_kb: int | None  # the plan's floor for an HDD nginx reads (None: no floor)
 
 
 class Layout(TypedDict):
@@ -110,6 +112,7 @@ def _read_disk(entry: object, source: str) -> LayoutDisk:
         "min_free_bytes": _optional_size(entry, "min_free_bytes", where),
         "thread_pool": _optional_text(entry, "thread_pool", where),
         "buckets": _count(entry, "buckets", where),
+        "read_ahead_kb": _optional_count(entry, "read_ahead_kb", where),
     }
 
 
@@ -128,8 +131,13 @@ def _optional_text(data: Mapping[str, Any], key: str, where: str) -> str | None:
 
 
 def _count(data: Mapping[str, Any], key: str, where: str) -> int:
-    value = data.get(key, 0)
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    value = _optional_count(data, key, where)
+    return 0 if value is None else value
+
+
+def _optional_count(data: Mapping[str, Any], key: str, where: str) -> int | None:
+    value = data.get(key)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
         return value
     raise DoctorError(f"{where}: {key} must be a count (a whole number >= 0), not {value!r}")
 

@@ -131,6 +131,16 @@ DISK_SERIES = (
     ("files", "tpgen_disk_files", "Inodes of the disk's filesystem."),
     ("files_free", "tpgen_disk_files_free", "Free inodes."),
     ("files_min_free", "tpgen_disk_files_min_free", "Doctor warns below this many free inodes."),
+    (
+        "read_ahead",
+        "tpgen_disk_read_ahead_bytes",
+        "The device's read-ahead (HDDs the plan gives a floor).",
+    ),
+    (
+        "read_ahead_floor",
+        "tpgen_disk_read_ahead_floor_bytes",
+        "The plan's read-ahead floor for the disk; doctor warns below it.",
+    ),
     ("buckets", "tpgen_disk_buckets", "Buckets of the split_clients map that land on the disk."),
     ("share", "tpgen_disk_bucket_share_ratio", "The disk's share of the buckets (0 to 1)."),
     (
@@ -158,6 +168,7 @@ def disk_families(
     unwritable = {
         f.subject for f in findings if f.check == "disk.writable" and f.level is not Level.OK
     }
+    read_ahead = {f.subject: f.data for f in findings if f.check == "disk.read_ahead" and f.data}
     for disk in layout["disks"]:
         name = disk["name"]
         for state in DISK_STATES:
@@ -168,6 +179,9 @@ def disk_families(
             out["writable"].add(int(name not in unwritable), disk=name)
         if mounted and disk["state"] != "failed":
             _space(out, disk, system)
+        if name in read_ahead:
+            out["read_ahead"].add(read_ahead[name]["read_ahead_kb"] * 1024, disk=name)
+            out["read_ahead_floor"].add(read_ahead[name]["floor_kb"] * 1024, disk=name)
         out["buckets"].add(disk["buckets"], disk=name)
         if total_buckets:
             out["share"].add(round(disk["buckets"] / total_buckets, 6), disk=name)

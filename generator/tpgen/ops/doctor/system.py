@@ -31,6 +31,7 @@ class System(Protocol):
     def read_lines(self, path: str) -> Iterable[str]: ...
     def fetch(self, url: str) -> str: ...
     def realpath(self, path: str) -> str: ...
+    def read_ahead_kb(self, device: str) -> int: ...
     def now(self) -> datetime: ...
 
 
@@ -54,6 +55,7 @@ class HostSystem:
 
     def __init__(self, timeout: float = 3.0) -> None:
         self.timeout = timeout
+        self.dev_block = Path("/sys/dev/block")  # the kernel's block devices by MAJOR:MINOR
 
     def nginx_v(self, binary: str) -> str:
         proc = subprocess.run(
@@ -109,8 +111,31 @@ class HostSystem:
     def realpath(self, path: str) -> str:
         return os.path.realpath(path)
 
+    def read_ahead_kb(self, device: str) -> int:
+        """What ``blockdev --getra`` reports, in KiB. Found by the node's device number: a node
+        named in a container (docker's --device) need not carry the kernel's name."""
+        info = os.stat(device)
+        if not stat.S_ISBLK(info.st_mode):
+            raise OSError(errno.ENOTBLK, "not a block device", device)
+        number = f"{os.major(info.st_rdev)}:{os.minor(info.st_rdev)}"
+        return read_ahead_of(self.dev_block / number)
+
     def now(self) -> datetime:
         return datetime.now()
+
+
+def read_ahead_of(block: Path) -> int:
+    """The read-ahead, in KiB, of the block device whose sysfs entry is ``block``; a partition
+    reads ahead as its disk does (they share one queue)."""
+    found = Path(os.path.realpath(block))
+    if not (found / "dev").is_file():
+        raise OSError(errno.ENODEV, "the kernel lists no such block device", str(block))
+    if (found / "partition").exists():
+        found = found.parent
+    text = (found / "queue" / "read_ahead_kb").read_text(encoding="ascii").strip()
+    if not text.isdigit():
+        raise OSError(errno.EINVAL, f"not a size in KiB: {text!r}", str(found))
+    return int(text)
 
 
 def error_text(err: BaseException) -> str:

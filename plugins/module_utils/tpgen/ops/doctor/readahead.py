@@ -1,0 +1,1 @@
+../../../../../generator/tpgen/ops/doctor/readahead.py
