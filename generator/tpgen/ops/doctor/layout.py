@@ -1,11 +1,10 @@
 """Doctor's inputs: the plan's NodeLayout, as the dict ``NodeLayout.to_dict()`` gives.
 
 Doctor reads the layout and derives nothing: the disks (dir, owner, state, min_free_bytes,
-read_ahead_kb), the
-error log, the status URL and the config's sha1 are what the plan decided. The dict crosses a
-process (and on nodes, a network) boundary, so it is checked here once: every check after this
-may trust its types. The TypedDicts below name the keys doctor reads; they describe the
-contract's JSON, they are not a second model of a disk.
+read_ahead_kb), the error log, the status URL and the config's sha1 are what the plan decided.
+The dict crosses a process (and on nodes, a network) boundary, so it is checked here once: every
+check after this may trust its types. The TypedDicts below name the keys doctor reads; they
+describe the contract's JSON, they are not a second model of a disk.
 """
 
 from __future__ import annotations
