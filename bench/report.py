@@ -199,13 +199,10 @@ def noise(results: Sequence[TrialResult]) -> str:
 
 def stalled_trials(results: Sequence[TrialResult]) -> str:
     """Which arms' trials stalled (a wrk killed, counted as nothing answered); '' if none."""
-    stalled = {
-        arm: [t for t in trials if t.stalled_loads()] for arm, trials in by_arm(results).items()
-    }
     counts = [
-        f"{arm} {len(stalled[arm])} of {len(trials)}"
+        f"{arm} {len(stalled)} of {len(trials)}"
         for arm, trials in by_arm(results).items()
-        if stalled[arm]
+        if (stalled := [t for t in trials if t.stalled_loads()])
     ]
     return (
         "stalled trials (a wrk killed, nothing of that load counted): " + ", ".join(counts)

@@ -61,7 +61,8 @@ def _client(port: int, stop: threading.Event, seen: list[tuple[int, int]]) -> No
 
 
 def _answered(seen: list[tuple[int, int]], count: int) -> bool:
-    """Wait until ``seen`` holds ``count`` requests, at most STALL_S; False if it never does."""
+    """Wait until ``seen`` holds ``count`` finished requests (answered or given up), at most
+    STALL_S; False if it never does."""
     deadline = time.monotonic() + STALL_S
     while len(seen) < count:
         if time.monotonic() > deadline:
@@ -113,6 +114,7 @@ def test_twenty_reloads_under_load_fail_no_request(
     )
     failed = [item for item in seen if item[0] != 200]
     retried = [item for item in seen if item[1] > 0]
+    assert len(seen) > 200, f"the load ran: {len(seen)} requests"
     # The reloads did close idle connections under the clients (else this proves nothing).
     assert retried, "no keepalive connection was closed by a reload"
     assert failed == [], f"{len(failed)} of {len(seen)} requests failed across {RELOADS} reloads"

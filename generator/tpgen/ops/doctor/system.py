@@ -16,6 +16,7 @@ from typing import Protocol
 
 from .space import FsUsage
 
+DEV_BLOCK = Path("/sys/dev/block")  # the kernel's block devices by MAJOR:MINOR
 READ_LIMIT = 16 << 20  # the most doctor reads of a config: a rendered one is well under 1 MiB
 
 
@@ -55,7 +56,6 @@ class HostSystem:
 
     def __init__(self, timeout: float = 3.0) -> None:
         self.timeout = timeout
-        self.dev_block = Path("/sys/dev/block")  # the kernel's block devices by MAJOR:MINOR
 
     def nginx_v(self, binary: str) -> str:
         proc = subprocess.run(
@@ -118,7 +118,7 @@ class HostSystem:
         if not stat.S_ISBLK(info.st_mode):
             raise OSError(errno.ENOTBLK, "not a block device", device)
         number = f"{os.major(info.st_rdev)}:{os.minor(info.st_rdev)}"
-        return read_ahead_of(self.dev_block / number)
+        return read_ahead_of(DEV_BLOCK / number)
 
     def now(self) -> datetime:
         return datetime.now()
