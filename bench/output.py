@@ -20,6 +20,8 @@ def progress_line(result: TrialResult) -> str:
         f"p99 {result.hot.latency_p99_ms:8.1f} ms | cold {cold:6.1f} req/s | disk "
         f"{result.disk_mbps:6.1f} MB/s {result.disk_iops:6.0f} IOPS"
     )
+    if result.worker_spread is not None:
+        line += f" | busiest worker {result.worker_spread:.2f}x the mean"
     if result.problems:
         line += f" | {len(result.problems)} error-log lines"
     if stalled := result.stalled_loads():

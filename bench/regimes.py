@@ -25,6 +25,7 @@ from bench.report import (
     hot_spreads,
     medians,
     stalled_trials,
+    worker_spreads,
 )
 from bench.runner import Outcome, run_bench
 from bench.settings import REGIME_BASE, REGIMES, DiskModel, MiB, Settings
@@ -213,6 +214,8 @@ def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bo
             lines.append(" " * 24 + spread)
         if stalls := stalled_trials(combo.outcome.results):
             lines.append(" " * 24 + stalls)
+        if spreads := worker_spreads(combo.outcome.results):
+            lines.append(" " * 24 + spreads)
         for goal in goals(combo.outcome.results, combo.settings, "tpgen"):
             if "perdisk" not in goal.text:
                 continue

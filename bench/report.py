@@ -94,11 +94,16 @@ def table(results: Sequence[TrialResult], candidates: Sequence[str] = ("tpgen",)
 
 def rounds_table(results: Sequence[TrialResult]) -> str:
     """Every trial, in the order it ran: shows the spread and the machine's noise."""
-    lines = [_row("round arm", [*(title for _, title, _ in COLUMNS), "problems", "other CPU"])]
+    titles = [*(title for _, title, _ in COLUMNS), "problems", "other CPU", "top worker"]
+    lines = [_row("round arm", titles)]
     for t in results:
         cells = [fmt_number(metric(t)) for _, _, metric in COLUMNS]
         errors = t.hot.errors + (t.cold.errors if t.cold else 0)
-        extra = [str(len(t.problems) + errors + len(t.stalled_loads())), f"{t.other_cpu:.0%}"]
+        extra = [
+            str(len(t.problems) + errors + len(t.stalled_loads())),
+            f"{t.other_cpu:.0%}",
+            "n/a" if t.worker_spread is None else f"{t.worker_spread:.2f}x",
+        ]
         lines.append(_row(f"{t.round:>3}   {t.arm}", [*cells, *extra]))
     return "\n".join(lines)
 
@@ -184,6 +189,20 @@ def hot_spreads(results: Sequence[TrialResult]) -> list[str]:
     return parts
 
 
+def worker_spreads(results: Sequence[TrialResult]) -> str:
+    """Per arm, the median of its trials' busiest-worker shares ('' when none was sampled)."""
+    parts = [
+        f"{arm} {statistics.median(values):.2f}x"
+        for arm, trials in by_arm(results).items()
+        if (values := [t.worker_spread for t in trials if t.worker_spread is not None])
+    ]
+    return (
+        "connections of the busiest worker ÷ the workers' mean (median): " + ", ".join(parts)
+        if parts
+        else ""
+    )
+
+
 def noise(results: Sequence[TrialResult]) -> str:
     """Spread of hot req/s across rounds, per arm (max/min): what the machine's noise did."""
     parts = hot_spreads(results)
@@ -194,6 +213,7 @@ def noise(results: Sequence[TrialResult]) -> str:
         + f"\nCPU taken by other processes during trials: median {statistics.median(others):.0%}"
         f", max {max(others):.0%} of {len(others)} trials"
         + (f"\n{stalls}" if (stalls := stalled_trials(results)) else "")
+        + (f"\n{spreads}" if (spreads := worker_spreads(results)) else "")
     )
 
 

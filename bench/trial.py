@@ -19,6 +19,7 @@ from bench.load import Load, LoadResult
 from bench.loopdisk import LoopDisk
 from bench.nginxproc import Nginx
 from bench.settings import Settings
+from bench.spread import SpreadSampler
 from bench.system import BenchError, drop_caches
 
 
@@ -34,6 +35,8 @@ class TrialResult:
     memory_peak: int | None
     problems: list[str] = field(default_factory=list)
     other_cpu: float = 0.0  # share of all CPUs used by processes other than nginx and wrk
+    # the busiest worker's connections ÷ the workers' mean, median of the trial's samples
+    worker_spread: float | None = None
 
     def stalled_loads(self) -> list[str]:
         """The loads whose wrk had to be killed (bench.load.LoadResult.stall)."""
@@ -125,6 +128,18 @@ def _reap(procs: list[subprocess.Popen[str]]) -> None:
             proc.wait()
 
 
+def _both_loads(
+    arm: Arm, hot: Load, cold: Load, *, logs: Path, tag: str, procs: list[subprocess.Popen[str]]
+) -> tuple[LoadResult, LoadResult | None]:
+    """The cold load (if the arm has one) and the hot one at once; each wrk joins `procs`."""
+    if arm.cold_load:
+        procs.append(cold.start(logs / f"{tag}-cold.txt"))
+    procs.append(hot.start(logs / f"{tag}-hot.txt"))
+    hot_result = hot.finish(procs[-1], logs / f"{tag}-hot.txt")
+    cold_result = cold.finish(procs[0], logs / f"{tag}-cold.txt") if arm.cold_load else None
+    return hot_result, cold_result
+
+
 def run_trial(
     arm: Arm,
     round_no: int,
@@ -161,11 +176,10 @@ def run_trial(
             _warm(hot.url, data.file_size)
             before = [disk.reads() for disk in disks]
             start = time.monotonic()
-            if arm.cold_load:
-                procs.append(cold.start(logs / f"{tag}-cold.txt"))
-            procs.append(hot.start(logs / f"{tag}-hot.txt"))
-            hot_result = hot.finish(procs[-1], logs / f"{tag}-hot.txt")
-            cold_result = cold.finish(procs[0], logs / f"{tag}-cold.txt") if arm.cold_load else None
+            with SpreadSampler(port, cgroup.pids) as spread:
+                hot_result, cold_result = _both_loads(
+                    arm, hot, cold, logs=logs, tag=tag, procs=procs
+                )
             seconds = time.monotonic() - start
             after = [disk.reads() for disk in disks]
             peak = cgroup.memory_peak()
@@ -190,4 +204,5 @@ def run_trial(
         memory_peak=peak,
         problems=problems,
         other_cpu=cpu.others_share(),
+        worker_spread=spread.median(),
     )

@@ -90,6 +90,8 @@ check_system() {
   need umount mount
   need mkfs.ext4 e2fsprogs
   need mkfs.xfs xfsprogs
+  # the bench counts each nginx worker's connections during a trial (bench/spread.py)
+  need ss iproute2
   # nginx -t of a config with TLS to the origin reads Debian's CA bundle (tests/cases/cache-origin-tls)
   [[ -r /etc/ssl/certs/ca-certificates.crt ]] || want ca-certificates
   # the live TLS test asks nginx over HTTP/1.1 and HTTP/2 (tests/test_edge_live.py)
