@@ -94,7 +94,13 @@ def table(results: Sequence[TrialResult], candidates: Sequence[str] = ("tpgen",)
 
 def rounds_table(results: Sequence[TrialResult]) -> str:
     """Every trial, in the order it ran: shows the spread and the machine's noise."""
-    titles = [*(title for _, title, _ in COLUMNS), "problems", "other CPU", "top worker"]
+    titles = [
+        *(title for _, title, _ in COLUMNS),
+        "problems",
+        "other CPU",
+        "top worker",
+        "sendq MiB",
+    ]
     lines = [_row("round arm", titles)]
     for t in results:
         cells = [fmt_number(metric(t)) for _, _, metric in COLUMNS]
@@ -103,6 +109,7 @@ def rounds_table(results: Sequence[TrialResult]) -> str:
             str(len(t.problems) + errors + len(t.stalled_loads())),
             f"{t.other_cpu:.0%}",
             "n/a" if t.worker_spread is None else f"{t.worker_spread:.2f}x",
+            "n/a" if t.send_queue_peak is None else f"{t.send_queue_peak / 2**20:.0f}",
         ]
         lines.append(_row(f"{t.round:>3}   {t.arm}", [*cells, *extra]))
     return "\n".join(lines)

@@ -19,7 +19,7 @@ from bench.load import Load, LoadResult
 from bench.loopdisk import LoopDisk
 from bench.nginxproc import Nginx
 from bench.settings import Settings
-from bench.spread import SpreadSampler
+from bench.sockets import SocketSampler
 from bench.system import BenchError, drop_caches
 
 
@@ -37,6 +37,7 @@ class TrialResult:
     other_cpu: float = 0.0  # share of all CPUs used by processes other than nginx and wrk
     # the busiest worker's connections ÷ the workers' mean, median of the trial's samples
     worker_spread: float | None = None
+    send_queue_peak: int | None = None  # bytes in the loads' send queues at most, at once
 
     def stalled_loads(self) -> list[str]:
         """The loads whose wrk had to be killed (bench.load.LoadResult.stall)."""
@@ -176,7 +177,7 @@ def run_trial(
             _warm(hot.url, data.file_size)
             before = [disk.reads() for disk in disks]
             start = time.monotonic()
-            with SpreadSampler(port, cgroup.pids) as spread:
+            with SocketSampler(port, cgroup.pids) as sockets:
                 hot_result, cold_result = _both_loads(
                     arm, hot, cold, logs=logs, tag=tag, procs=procs
                 )
@@ -204,5 +205,6 @@ def run_trial(
         memory_peak=peak,
         problems=problems,
         other_cpu=cpu.others_share(),
-        worker_spread=spread.median(),
+        worker_spread=sockets.spread(),
+        send_queue_peak=sockets.send_queue_peak(),
     )

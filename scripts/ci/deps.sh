@@ -90,7 +90,7 @@ check_system() {
   need umount mount
   need mkfs.ext4 e2fsprogs
   need mkfs.xfs xfsprogs
-  # the bench counts each nginx worker's connections during a trial (bench/spread.py)
+  # the bench samples the loads' connections during a trial (bench/sockets.py)
   need ss iproute2
   # nginx -t of a config with TLS to the origin reads Debian's CA bundle (tests/cases/cache-origin-tls)
   [[ -r /etc/ssl/certs/ca-certificates.crt ]] || want ca-certificates

@@ -65,7 +65,9 @@ HDD_THREADS_BECAUSE = (
 # nginx does not spread connections evenly over workers (accept_mutex off: whoever wakes first
 # accepts), so one worker may hold many times its 1/workers share of a disk's cold transfers: its
 # pool never gets fewer than the article's 16 (bench, 12 workers: 8 a worker, hot p99 2.4-2.9 s;
-# 16, 0.18-0.20 s).
+# 16, 0.18-0.20 s; the busiest of 12 workers held 2.35x the mean, of 4 loops 1.22x). Not even
+# to fit memory: a pool sized for a fair share of it queued the hot file behind the busiest
+# worker's cold reads (12 workers, 3-5 a worker: hot p99 2.3-6.2 s, bench session 16).
 HDD_WORKER_THREADS = 16
 # nginx opens every file on the event loop (no version offloads open()), so an HDD whose inode or
 # directory block is not in memory holds a whole worker while the read waits behind the disk's

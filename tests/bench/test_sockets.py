@@ -1,4 +1,4 @@
-"""bench.spread: each nginx worker's share of the loads' connections."""
+"""bench.sockets: the loads' connections, per nginx worker and in their send queues."""
 
 from __future__ import annotations
 
@@ -17,15 +17,22 @@ import pytest
 from bench.load import LoadResult
 from bench.output import progress_line
 from bench.report import noise, rounds_table, worker_spreads
-from bench.spread import SpreadSampler, busiest_share, connections_by_pid, worker_pids
+from bench.sockets import (
+    Sample,
+    SocketSampler,
+    busiest_share,
+    connections_by_pid,
+    send_queue_bytes,
+    worker_pids,
+)
 from bench.trial import TrialResult
 
 SS_LINES = """\
 0      0      127.0.0.1:29390  127.0.0.1:49254 users:(("nginx",pid=1023,fd=42))
-0      0      127.0.0.1:29390  127.0.0.1:49170 users:(("nginx",pid=1023,fd=37))
+0      1048576 127.0.0.1:29390  127.0.0.1:49170 users:(("nginx",pid=1023,fd=37))
 0      0      127.0.0.1:29390  127.0.0.1:49774 users:(("nginx",pid=1025,fd=27))
 0  0  127.0.0.1:29390  127.0.0.1:49780 users:(("nginx",pid=1025,fd=9),("nginx",pid=1026,fd=9))
-0      0      127.0.0.1:29390  127.0.0.1:49790
+0      4096   127.0.0.1:29390  127.0.0.1:49790
 """
 
 
@@ -33,6 +40,11 @@ def test_connections_are_counted_per_owning_process() -> None:
     counts = connections_by_pid(SS_LINES)
     # a socket two processes share counts for both; one without an owner for none
     assert counts == Counter({1023: 2, 1025: 2, 1026: 1})
+
+
+def test_the_send_queues_are_summed_over_every_connection() -> None:
+    assert send_queue_bytes(SS_LINES) == 1048576 + 4096
+    assert send_queue_bytes("") == 0
 
 
 def test_the_busiest_worker_is_compared_with_every_workers_mean() -> None:
@@ -84,12 +96,22 @@ def test_workers_are_found_by_their_title(stack: ExitStack) -> None:
     assert worker_pids({worker, master, cache, 999_999_999}) == {worker}
 
 
-# accepts three connections on a port of its own, says which, and keeps them
+# accepts three connections on a port of its own, says which, and sends into each what fits
 SERVER = (
     "import socket, time; s = socket.create_server(('127.0.0.1', 0)); "
     "print(s.getsockname()[1], flush=True); held = [s.accept()[0] for _ in range(3)]; "
+    "[c.setblocking(False) for c in held]; "
+    "sent = [c.send(bytes(1 << 20)) for c in held]; print(sum(sent), flush=True); "
     "time.sleep(30)"
 )
+
+
+def _client(port: int) -> socket.socket:
+    """A client that reads nothing, with a small receive buffer: the server's bytes queue."""
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    client.connect(("127.0.0.1", port))
+    return client
 
 
 def test_a_sample_reads_the_ports_connections_from_the_kernel(stack: ExitStack) -> None:
@@ -100,41 +122,47 @@ def test_a_sample_reads_the_ports_connections_from_the_kernel(stack: ExitStack) 
     port = int(server.stdout.readline())
     idle = _started(stack, "nginx: worker process")
     not_a_worker = os.getpid()
-    sampler = SpreadSampler(port, lambda: [server.pid, idle, not_a_worker])
-    assert sampler.sample() is None  # nothing connected yet
+    sampler = SocketSampler(port, lambda: [server.pid, idle, not_a_worker])
+    assert sampler.sample() == Sample(None, 0)  # nothing connected yet
     for _ in range(3):
-        stack.enter_context(socket.create_connection(("127.0.0.1", port)))
-    deadline = time.monotonic() + 10
-    while (share := sampler.sample()) is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+        stack.enter_context(_client(port))
+    assert int(server.stdout.readline()) > 0  # the server has queued its bytes
+    sample = sampler.sample()
     # 3 connections on one of two workers: twice the mean; the clients' own ends are not counted
-    assert share == 2.0
-    with SpreadSampler(port, lambda: [server.pid, idle], interval=0.05) as running:
+    assert sample is not None and sample.busiest_share == 2.0
+    assert sample.send_queue > 0
+    with SocketSampler(port, lambda: [server.pid, idle], interval=0.05) as running:
         time.sleep(0.3)
-    assert running.samples and set(running.samples) == {2.0}
-    assert running.median() == 2.0
-    assert SpreadSampler(port, list).median() is None
+    assert running.samples and {s.busiest_share for s in running.samples} == {2.0}
+    assert running.spread() == 2.0
+    peak = running.send_queue_peak()
+    assert peak is not None and peak == max(s.send_queue for s in running.samples) > 0
+    idle_sampler = SocketSampler(port, list)
+    assert (idle_sampler.spread(), idle_sampler.send_queue_peak()) == (None, None)
 
 
-def _trial(arm: str, round_no: int, spread: float | None) -> TrialResult:
+def _trial(arm: str, round_no: int, spread: float | None, queued: int | None = None) -> TrialResult:
     load = LoadResult(10.0, 1000, 4 * 10**9, 0, 10.0, 5.0, 30.0, 30.0)
     trial = TrialResult(arm, round_no, load, load, 10.0, 10**9, 2000, None)
-    return replace(trial, worker_spread=spread)
+    return replace(trial, worker_spread=spread, send_queue_peak=queued)
 
 
-def test_the_busiest_workers_share_is_reported_per_trial_and_per_arm() -> None:
+def test_the_connections_figures_are_reported_per_trial_and_per_arm() -> None:
     results = [
-        _trial("tpgen", 1, 1.2),
-        _trial("tpgen", 2, 1.6),
-        _trial("tpgen", 3, 1.3),
-        _trial("perdisk", 1, 2.35),
+        _trial("tpgen", 1, 1.2, 292 << 20),
+        _trial("tpgen", 2, 1.6, 0),
+        _trial("tpgen", 3, 1.3, 5 << 20),
+        _trial("perdisk", 1, 2.35, 61 << 20),
         _trial("stock", 1, None),
     ]
-    assert progress_line(results[0]).endswith("| busiest worker 1.20x the mean")
+    line = progress_line(results[0])
+    assert line.endswith("| busiest worker 1.20x the mean | send queues ≤ 292 MiB")
     assert "busiest worker" not in progress_line(results[-1])
+    assert "send queues" not in progress_line(results[-1])
     table = rounds_table(results).splitlines()
-    assert table[0].split()[-2:] == ["top", "worker"]
-    assert table[1].endswith("1.20x") and table[-1].endswith("n/a")
+    assert table[0].split()[-4:] == ["top", "worker", "sendq", "MiB"]
+    assert table[1].split()[-2:] == ["1.20x", "292"]
+    assert table[-1].split()[-2:] == ["n/a", "n/a"]
     expected = (
         "connections of the busiest worker ÷ the workers' mean (median): tpgen 1.30x, perdisk 2.35x"
     )

@@ -1,8 +1,11 @@
-"""How evenly nginx's workers hold the loads' connections, sampled during a trial.
+"""The loads' connections during a trial, sampled once a second with `ss`: how evenly nginx's
+workers hold them, and how many bytes wait in their send queues.
 
 Without reuseport (tpgen's HDD nodes, the article's layouts) every worker waits on the same
 listening socket and whoever wakes first accepts, so one worker can hold several times its share
-of a disk's cold transfers: what the pools' floor of threads a worker is for (issue 10)."""
+of a disk's cold transfers: what the pools' floor of threads a worker is for (issue 10). A send
+queue holds page-cache pages that sendfile() handed to the socket: charged to nginx's memory
+until the client takes them (session 14: the wide node's stall)."""
 
 from __future__ import annotations
 
@@ -12,11 +15,17 @@ import subprocess
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
 _OWNER = re.compile(r"\bpid=(\d+)")
 WORKER_TITLE = b"nginx: worker process"
+
+
+def send_queue_bytes(ss_output: str) -> int:
+    """The bytes in the send queues of `ss -tnH state established` lines (Recv-Q Send-Q ...)."""
+    return sum(int(line.split()[1]) for line in ss_output.splitlines() if line.strip())
 
 
 def connections_by_pid(ss_output: str) -> Counter[int]:
@@ -53,9 +62,15 @@ def worker_pids(pids: Iterable[int]) -> set[int]:
     return found
 
 
-class SpreadSampler:
-    """Samples, every `interval` seconds until the block ends, the busiest worker's share of the
-    connections to `port`; `median()` summarizes the trial."""
+@dataclass(frozen=True)
+class Sample:
+    busiest_share: float | None  # None while no worker holds a connection
+    send_queue: int
+
+
+class SocketSampler:
+    """Samples, every `interval` seconds until the block ends, the connections to `port`:
+    `spread()` and `send_queue_peak()` summarize the trial."""
 
     def __init__(
         self, port: int, processes: Callable[[], Iterable[int]], interval: float = 1.0
@@ -63,11 +78,11 @@ class SpreadSampler:
         self.port = port
         self.processes = processes
         self.interval = interval
-        self.samples: list[float] = []
+        self.samples: list[Sample] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> SpreadSampler:
+    def __enter__(self) -> SocketSampler:
         self._thread.start()
         return self
 
@@ -80,7 +95,8 @@ class SpreadSampler:
         self._stop.set()
         self._thread.join()
 
-    def sample(self) -> float | None:
+    def sample(self) -> Sample | None:
+        """One look at the port's connections; None if `ss` failed."""
         listing = subprocess.run(
             ["ss", "-tnpH", "state", "established", f"( sport = :{self.port} )"],
             capture_output=True,
@@ -89,13 +105,22 @@ class SpreadSampler:
         )
         if listing.returncode:
             return None
-        return busiest_share(connections_by_pid(listing.stdout), worker_pids(self.processes()))
+        workers = worker_pids(self.processes())
+        return Sample(
+            busiest_share(connections_by_pid(listing.stdout), workers),
+            send_queue_bytes(listing.stdout),
+        )
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            share = self.sample()
-            if share is not None:
-                self.samples.append(share)
+            if (sample := self.sample()) is not None:
+                self.samples.append(sample)
 
-    def median(self) -> float | None:
-        return statistics.median(self.samples) if self.samples else None
+    def spread(self) -> float | None:
+        """The median of the samples' busiest-worker shares."""
+        shares = [s.busiest_share for s in self.samples if s.busiest_share is not None]
+        return statistics.median(shares) if shares else None
+
+    def send_queue_peak(self) -> int | None:
+        """The most bytes the port's send queues held at once."""
+        return max((s.send_queue for s in self.samples), default=None)
