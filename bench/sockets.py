@@ -25,7 +25,8 @@ WORKER_TITLE = b"nginx: worker process"
 
 def send_queue_bytes(ss_output: str) -> int:
     """The bytes in the send queues of `ss -tnH state established` lines (Recv-Q Send-Q ...)."""
-    return sum(int(line.split()[1]) for line in ss_output.splitlines() if line.strip())
+    queued = [line.split()[1:2] for line in ss_output.splitlines()]
+    return sum(int(field[0]) for field in queued if field and field[0].isdigit())
 
 
 def connections_by_pid(ss_output: str) -> Counter[int]:
@@ -97,12 +98,15 @@ class SocketSampler:
 
     def sample(self) -> Sample | None:
         """One look at the port's connections; None if `ss` failed."""
-        listing = subprocess.run(
-            ["ss", "-tnpH", "state", "established", f"( sport = :{self.port} )"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        try:
+            listing = subprocess.run(
+                ["ss", "-tnpH", "state", "established", f"( sport = :{self.port} )"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        except OSError:  # no ss: the trial's figures are n/a, the trial itself stands
+            return None
         if listing.returncode:
             return None
         workers = worker_pids(self.processes())

@@ -45,6 +45,12 @@ def test_connections_are_counted_per_owning_process() -> None:
 def test_the_send_queues_are_summed_over_every_connection() -> None:
     assert send_queue_bytes(SS_LINES) == 1048576 + 4096
     assert send_queue_bytes("") == 0
+    assert send_queue_bytes("garbage\n\n0 12 a b\n") == 12
+
+
+def test_without_ss_a_sample_is_missing_not_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert SocketSampler(1, list).sample() is None
 
 
 def test_the_busiest_worker_is_compared_with_every_workers_mean() -> None:
