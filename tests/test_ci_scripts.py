@@ -49,6 +49,7 @@ EVERYTHING = {
     "mkfs.ext4": "",
     "mkfs.xfs": "",
     "promtool": "",
+    "ss": "",
     "docker": CLIENT,
     "dockerd": "",
     "containerd": "",
@@ -148,12 +149,12 @@ def test_system_phase_names_each_missing_tool_s_package_once(tmp_path: Path) -> 
     programs = {
         k: v
         for k, v in EVERYTHING.items()
-        if k not in {"wrk", "losetup", "lsblk", "mkfs.xfs", "curl"}
+        if k not in {"wrk", "losetup", "lsblk", "mkfs.xfs", "ss", "curl"}
     }
     result = deps(fake_bin(tmp_path / "bin", programs), "check", ["system"])
     assert (result.returncode, missing(result)) == (
         0,
-        ["wrk", "mount", "util-linux", "xfsprogs", "curl"],
+        ["wrk", "mount", "util-linux", "xfsprogs", "iproute2", "curl"],
     )
 
 
