@@ -9,12 +9,15 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from bench.cgroups import Cgroup
 from bench.system import BenchError
 
 NOFILE_HARD = 524288
+WORKER_TITLE = b"nginx: worker process"
+CACHE_LOADER_TITLE = b"nginx: cache loader process"
 # error_log lines that say something about the bench host, not about the config under test.
 IGNORED = ("setrlimit(RLIMIT_NOFILE",)
 
@@ -108,3 +111,17 @@ class Nginx:
             for line in text.splitlines()
             if any(x in line for x in levels) and not any(x in line for x in IGNORED)
         ]
+
+
+def titled(pids: Iterable[int], title: bytes) -> set[int]:
+    """The processes among `pids` whose title (nginx rewrites its argv: "nginx: worker process",
+    "nginx: cache loader process", ...) starts with `title`."""
+    found = set()
+    for pid in pids:
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:  # exited between the listing and the read
+            continue
+        if argv.startswith(title):
+            found.add(pid)
+    return found

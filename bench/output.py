@@ -22,8 +22,8 @@ def progress_line(result: TrialResult) -> str:
     )
     if result.worker_spread is not None:
         line += f" | busiest worker {result.worker_spread:.2f}x the mean"
-    if result.send_queue_peak is not None:
-        line += f" | send queues ≤ {result.send_queue_peak / 2**20:.0f} MiB"
+    if result.send_queue_mib is not None:
+        line += f" | send queues ≤ {result.send_queue_mib:.0f} MiB"
     if result.problems:
         line += f" | {len(result.problems)} error-log lines"
     if stalled := result.stalled_loads():

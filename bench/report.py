@@ -109,7 +109,7 @@ def rounds_table(results: Sequence[TrialResult]) -> str:
             str(len(t.problems) + errors + len(t.stalled_loads())),
             f"{t.other_cpu:.0%}",
             "n/a" if t.worker_spread is None else f"{t.worker_spread:.2f}x",
-            "n/a" if t.send_queue_peak is None else f"{t.send_queue_peak / 2**20:.0f}",
+            "n/a" if t.send_queue_mib is None else f"{t.send_queue_mib:.0f}",
         ]
         lines.append(_row(f"{t.round:>3}   {t.arm}", [*cells, *extra]))
     return "\n".join(lines)

@@ -16,11 +16,11 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from types import TracebackType
 
+from bench.nginxproc import WORKER_TITLE, titled
+
 _OWNER = re.compile(r"\bpid=(\d+)")
-WORKER_TITLE = b"nginx: worker process"
 
 
 def send_queue_bytes(ss_output: str) -> int:
@@ -47,20 +47,6 @@ def busiest_share(counts: Counter[int], workers: Iterable[int]) -> float | None:
     if not total:
         return None
     return max(held) / (total / len(held))
-
-
-def worker_pids(pids: Iterable[int]) -> set[int]:
-    """The nginx workers among `pids` (by process title: the master and the cache processes
-    hold no client connection)."""
-    found = set()
-    for pid in pids:
-        try:
-            title = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:  # exited between the listing and the read
-            continue
-        if title.startswith(WORKER_TITLE):
-            found.add(pid)
-    return found
 
 
 @dataclass(frozen=True)
@@ -109,7 +95,7 @@ class SocketSampler:
             return None
         if listing.returncode:
             return None
-        workers = worker_pids(self.processes())
+        workers = titled(self.processes(), WORKER_TITLE)  # not the master, not cache helpers
         return Sample(
             busiest_share(connections_by_pid(listing.stdout), workers),
             send_queue_bytes(listing.stdout),

@@ -18,7 +18,7 @@ from bench.dataset import Dataset
 from bench.load import Load, LoadResult
 from bench.loopdisk import LoopDisk
 from bench.nginxproc import Nginx
-from bench.settings import Settings
+from bench.settings import MiB, Settings
 from bench.sockets import SocketSampler
 from bench.system import BenchError, drop_caches
 
@@ -51,6 +51,10 @@ class TrialResult:
     @property
     def disk_iops(self) -> float:
         return self.disk_ios / self.seconds
+
+    @property
+    def send_queue_mib(self) -> float | None:
+        return None if self.send_queue_peak is None else self.send_queue_peak / MiB
 
     @property
     def total_mbps(self) -> float:

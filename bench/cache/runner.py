@@ -33,7 +33,7 @@ from bench.cgroups import Cgroup, new_cgroup
 from bench.janitor import Janitor, cleaned_up
 from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX
 from bench.loopdisk import LoopDisk, make_disk, unmount
-from bench.nginxproc import Nginx
+from bench.nginxproc import CACHE_LOADER_TITLE, Nginx, titled
 from bench.system import BenchError, cpu_count, free_ports, missing_prerequisites, run
 from bench.throttle import Probe, bites, probe
 
@@ -255,13 +255,7 @@ def _wait_for_loaders(setup: _Setup, log: Log, timeout: float = 180.0) -> None:
 
 
 def _has_loader(cgroup: Cgroup) -> bool:
-    for pid in cgroup.pids():
-        try:
-            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"nginx: cache loader"):
-                return True
-        except OSError:
-            continue
-    return False
+    return bool(titled(cgroup.pids(), CACHE_LOADER_TITLE))
 
 
 def _check_throttle(

@@ -15,6 +15,7 @@ from dataclasses import replace
 import pytest
 
 from bench.load import LoadResult
+from bench.nginxproc import CACHE_LOADER_TITLE, WORKER_TITLE, titled
 from bench.output import progress_line
 from bench.report import noise, rounds_table, worker_spreads
 from bench.sockets import (
@@ -23,7 +24,6 @@ from bench.sockets import (
     busiest_share,
     connections_by_pid,
     send_queue_bytes,
-    worker_pids,
 )
 from bench.trial import TrialResult
 
@@ -62,7 +62,10 @@ def test_the_busiest_worker_is_compared_with_every_workers_mean() -> None:
     assert busiest_share(counts, []) is None
 
 
-def _titled(title: str, script: str = "import time; time.sleep(30)") -> subprocess.Popen[str]:
+SLEEP = "import time; time.sleep(30)"
+
+
+def _titled(title: str, script: str = SLEEP) -> subprocess.Popen[str]:
     """A python process whose title is `title`, as nginx sets its workers'."""
     return subprocess.Popen(
         ["bash", "-c", f'exec -a "{title}" {sys.executable} -c "{script}"'],
@@ -87,7 +90,7 @@ def stack() -> Iterator[ExitStack]:
         yield cleanup
 
 
-def _started(stack: ExitStack, title: str, script: str = "import time; time.sleep(30)") -> int:
+def _started(stack: ExitStack, title: str, script: str = SLEEP) -> int:
     proc = _titled(title, script)
     stack.callback(proc.wait)
     stack.callback(proc.kill)
@@ -99,7 +102,10 @@ def test_workers_are_found_by_their_title(stack: ExitStack) -> None:
     worker = _started(stack, "nginx: worker process")
     master = _started(stack, "nginx: master process nginx -c /x.conf")
     cache = _started(stack, "nginx: cache manager process")
-    assert worker_pids({worker, master, cache, 999_999_999}) == {worker}
+    loader = _started(stack, "nginx: cache loader process")
+    pids = {worker, master, cache, loader, 999_999_999}
+    assert titled(pids, WORKER_TITLE) == {worker}
+    assert titled(pids, CACHE_LOADER_TITLE) == {loader}
 
 
 # accepts three connections on a port of its own, says which, and sends into each what fits
