@@ -1,5 +1,6 @@
-"""Command line: `python -m bench run|smoke|balance|splitcost|check|cleanup` (`run|smoke
---workload cache`: bench.cache).
+"""Command line: `python -m bench
+run|smoke|balance|splitcost|cork|threads|metadata|summary|check|cleanup` (`run|smoke --workload
+cache`: bench.cache).
 
 Exit codes: 0 done (run: every goal met), 1 run finished but a goal was missed, 2 the bench could
 not run (missing tool, not root, throttle not biting...), 130 interrupted (cleanup still ran).
@@ -391,6 +392,17 @@ def _parser() -> argparse.ArgumentParser:
         help="measure this shape (repeatable); default: "
         + " ".join(":".join(map(str, s)) for s in SHAPES),
     )
+    meta = sub.add_parser(
+        "metadata",
+        help="how long cold inodes take on an emulated disk, idle and behind data reads (root)",
+    )
+    meta.add_argument(
+        "--files", type=_whole("a whole count of files", 1_000_000, 1536), default=1536
+    )
+    meta.add_argument(
+        "--load-threads", type=_whole("a whole count of threads", 1000, 50), default=50
+    )
+    meta.add_argument("--rounds", type=_rounds, default=2)
     summ = sub.add_parser(
         "summary", help="the regimes summary again, from the <regime>-w<N>/ dirs of runs"
     )
@@ -504,6 +516,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     mix_keys=args.mixes,
                     pooled=not args.on_loop,
                 ),
+            )
+        if args.command == "metadata":
+            from bench.metadata import MetadataRun, run_metadata
+
+            return run_metadata(
+                _log,
+                MetadataRun(files=args.files, load_threads=args.load_threads, rounds=args.rounds),
             )
         if args.command == "check":
             problems = missing_prerequisites()

@@ -1,5 +1,6 @@
 """Emulated disks: a sparse file, a loop device over it (direct I/O, so the host's page cache does
-not hold a second copy), an ext4 filesystem, a mount. Reads are counted from /sys/block."""
+not hold a second copy), an ext4 filesystem (xfs for `bench metadata`), a mount. Reads are
+counted from /sys/block."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ from bench.janitor import Janitor
 from bench.system import BenchError, run
 
 SECTOR = 512
+MKFS = {
+    # No lazy init: ext4lazyinit would otherwise write to the disk in the background mid-run.
+    "ext4": ["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
+    "xfs": ["mkfs.xfs", "-q", "-f"],
+}
 
 
 @dataclass(frozen=True)
@@ -38,8 +44,10 @@ class LoopDisk:
         return int(fields[0]), int(fields[2]) * SECTOR
 
 
-def make_disk(workdir: Path, name: str, size: int, janitor: Janitor) -> LoopDisk:
-    """Create, attach, format and mount one disk; register its teardown with `janitor`."""
+def make_disk(
+    workdir: Path, name: str, size: int, janitor: Janitor, filesystem: str = "ext4"
+) -> LoopDisk:
+    """Create, attach, format (ext4 or xfs) and mount one disk; register its teardown."""
     image = workdir / f"{name}.img"
     mount = workdir / "mnt" / name
     with image.open("wb") as fh:
@@ -47,8 +55,7 @@ def make_disk(workdir: Path, name: str, size: int, janitor: Janitor) -> LoopDisk
     janitor.push(f"remove {image}", lambda: image.unlink(missing_ok=True))
     device = run(["losetup", "-f", "--show", "--direct-io=on", str(image)]).strip()
     janitor.push(f"detach {device}", lambda: detach_own_loop(device, image))
-    # No lazy init: ext4lazyinit would otherwise write to the disk in the background mid-run.
-    run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", device])
+    run(MKFS[filesystem] + [device])
     mount.mkdir(parents=True, exist_ok=True)
     run(["mount", "-o", "noatime", device, str(mount)])
     janitor.push(f"unmount {mount}", lambda: unmount(mount))
