@@ -87,6 +87,15 @@ READ_AHEAD_KIB = (4, 65_536)  # what the bench lets a disk read ahead
 _read_ahead_kib = _whole("a read-ahead in whole KiB", READ_AHEAD_KIB[1], 128, low=READ_AHEAD_KIB[0])
 
 
+def _inode_readahead(text: str) -> int:
+    """ext4 takes 0 or a power of two (its default is 32 blocks)."""
+    if not text.isdigit() or int(text) > 4096 or (int(text) & (int(text) - 1)):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected 0 or a power of two up to 4096 blocks, e.g. 0"
+        )
+    return int(text)
+
+
 def _size(low: int, high: int, example: str) -> Callable[[str], int]:
     """An argparse type: a size as a spec writes it (256KiB, 1MiB) from `low` to `high`, else
     the usage in one line."""
@@ -251,6 +260,13 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="every disk's read_ahead_kb for the whole run (the host's loop devices' own; a SATA "
         f"disk's default is 128; {_REPLACES}); tpgen's arms get their plan's read-ahead where it "
         "is larger",
+    )
+    run.add_argument(
+        "--inode-readahead",
+        type=_inode_readahead,
+        metavar="BLOCKS",
+        help="ext4's inode_readahead_blks on every disk for the whole run (ext4's 32); at 0 a "
+        "cold inode costs what xfs's does on these disks (see `bench metadata`)",
     )
     run.add_argument(
         "--nginx-memory",
@@ -434,6 +450,8 @@ def with_run_options(settings: Settings, args: argparse.Namespace) -> Settings:
         model = replace(model, read_iops=args.disk_iops)
     if args.disk_read_ahead:
         model = replace(model, read_ahead_kb=args.disk_read_ahead)
+    if args.inode_readahead is not None:
+        model = replace(model, inode_readahead_blks=args.inode_readahead)
     return with_overrides(
         settings,
         disks=args.disks,

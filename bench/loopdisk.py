@@ -38,6 +38,13 @@ class LoopDisk:
     def majmin(self) -> str:
         return Path(f"/sys/block/{self.kname}/dev").read_text().strip()
 
+    def set_inode_readahead(self, blocks: int) -> None:
+        """ext4's read-ahead of the inode table, in blocks, for this mount (0: none)."""
+        knob = Path(f"/sys/fs/ext4/{self.kname}/inode_readahead_blks")
+        if not knob.exists():
+            raise BenchError(f"{self.device}: no {knob} (not an ext4 mount?)")
+        knob.write_text(f"{blocks}\n")
+
     def reads(self) -> tuple[int, int]:
         """(completed read I/Os, bytes read) since the device was attached."""
         fields = Path(f"/sys/block/{self.kname}/stat").read_text().split()

@@ -186,8 +186,7 @@ def _cold(disk: LoopDisk, layout: Layout) -> None:
     unmount(disk.mount)
     run(["mount", "-o", "noatime", disk.device, str(disk.mount)])
     if layout.inode_readahead_blks is not None:
-        knob = Path(f"/sys/fs/ext4/{disk.kname}/inode_readahead_blks")
-        knob.write_text(f"{layout.inode_readahead_blks}\n")
+        disk.set_inode_readahead(layout.inode_readahead_blks)
     drop_caches()
 
 

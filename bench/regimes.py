@@ -70,6 +70,11 @@ _SHAPE_FIELDS: tuple[tuple[str, Callable[[Any], str]], ...] = (
         lambda m: (
             f"{m.read_bps // MiB} MiB/s and {m.read_iops} IOPS a disk"
             + (f", reading ahead {m.read_ahead_kb} KiB" if m.read_ahead_kb else "")
+            + (
+                f", inode read-ahead {m.inode_readahead_blks} blocks"
+                if m.inode_readahead_blks is not None
+                else ""
+            )
         ),
     ),
     ("nginx_memory", lambda n: f"nginx memory {short_size(n)}"),

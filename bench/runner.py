@@ -91,6 +91,9 @@ def _prepare(
     ]
     host_read_ahead = disks[0].read_ahead_kb
     _pin_read_ahead(disks, settings.disk_model.read_ahead_kb, janitor)
+    if (blocks := settings.disk_model.inode_readahead_blks) is not None:
+        for disk in disks:
+            disk.set_inode_readahead(blocks)
     log(
         "disks: "
         + ", ".join(f"{d.name}={d.device} ({d.majmin})" for d in disks)
@@ -101,6 +104,11 @@ def _prepare(
             else "the host's"
         )
         + "): every arm but one whose plan or --readahead-arm sets its own"
+        + (
+            f"; ext4 inode read-ahead {blocks} blocks (--inode-readahead)"
+            if (blocks := settings.disk_model.inode_readahead_blks) is not None
+            else ""
+        )
     )
     port, status_port = free_ports(2, settings.port_range)
     facts = tpgencli.NodeFacts(

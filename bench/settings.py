@@ -22,6 +22,10 @@ class DiskModel:
     # loop device takes from its backing file system -- 2,560 KiB on this machine, where a SATA
     # disk has the kernel's 128). tpgen's arms raise it to their plan's floors where larger.
     read_ahead_kb: int | None = None
+    # ext4's inode_readahead_blks on every disk for the whole run (None: ext4's 32). At 0 a cold
+    # inode is one metadata read, which the throttle lets pass (`bench metadata`): disks whose
+    # inodes cost what xfs's do here.
+    inode_readahead_blks: int | None = None
 
 
 @dataclass(frozen=True)

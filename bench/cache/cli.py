@@ -17,6 +17,7 @@ _ORIGIN_ONLY = {
     "disk_mbps": "--disk-mbps",
     "disk_iops": "--disk-iops",
     "disk_read_ahead": "--disk-read-ahead",
+    "inode_readahead": "--inode-readahead",
     "nginx_memory": "--nginx-memory",
     "file_size": "--file-size",
     "cold_connections": "--cold-connections",
@@ -32,7 +33,12 @@ _ORIGIN_ONLY = {
 
 def run(args: argparse.Namespace, log: Callable[[str], None]) -> int:
     """The full cache run; exit 0 when tpgen's arm is at least as good as the article's."""
-    given = [flag for key, flag in _ORIGIN_ONLY.items() if getattr(args, key, None)]
+    # Unset is None, False or []: a 0 the command gives (--inode-readahead 0) is given.
+    given = [
+        flag
+        for key, flag in _ORIGIN_ONLY.items()
+        if (value := getattr(args, key, None)) is not None and value is not False and value != []
+    ]
     if given:
         raise BenchError(f"{', '.join(given)}: only for --workload origin")
     settings = with_overrides(

@@ -160,6 +160,9 @@ def test_cache_run_refuses_origin_only_options(capsys: pytest.CaptureFixture[str
     )
     assert main(["run", "--workload", "cache", "--readahead-arm", "ra:512"]) == 2
     assert capsys.readouterr().err == "bench: --readahead-arm: only for --workload origin\n"
+    # 0 is a value the command gives, not an unset option
+    assert main(["run", "--workload", "cache", "--inode-readahead", "0"]) == 2
+    assert capsys.readouterr().err == "bench: --inode-readahead: only for --workload origin\n"
     assert main(["run", "--workload", "cache", "--disk-read-ahead", "128"]) == 2
     assert capsys.readouterr().err == "bench: --disk-read-ahead: only for --workload origin\n"
     assert main(["run", "--workload", "cache", "--sysctl-arm", "v:vm.swappiness=1"]) == 2

@@ -294,8 +294,9 @@ def test_cold_connections_replace_every_regimes_own() -> None:
 SHAPE_OPTIONS = [
     "--disks", "6", "--files-per-disk", "200", "--disk-mbps", "150", "--disk-iops", "400",
     "--nginx-memory", "384MiB", "--cold-connections", "360", "--cold-metadata",
-    "--disk-read-ahead", "128",
+    "--disk-read-ahead", "128", "--inode-readahead", "0",
 ]  # fmt: skip
+SHAPE_MODEL = DiskModel(150 << 20, 400, read_ahead_kb=128, inode_readahead_blks=0)
 
 
 def test_disk_and_load_options_replace_every_regimes_own_and_the_summary_says_so() -> None:
@@ -304,13 +305,15 @@ def test_disk_and_load_options_replace_every_regimes_own_and_the_summary_says_so
     assert len(pairs) == len(REGIMES)
     for name, _, settings in pairs:
         assert settings.disks == 6 and settings.files_per_disk == 200, name
-        assert settings.disk_model == DiskModel(150 << 20, 400, read_ahead_kb=128), name
+        assert settings.disk_model == DiskModel(
+            150 << 20, 400, read_ahead_kb=128, inode_readahead_blks=0
+        ), name
         assert (settings.nginx_memory, settings.cold_connections) == (384 << 20, 360), name
         assert settings.cold_metadata, name
     fast = dict((name, s) for name, _, s in pairs)["fast-disk"]
     assert replaced("fast-disk", fast) == (
         "6 disks, 200 files a disk, 150 MiB/s and 400 IOPS a disk, reading ahead 128 KiB, "
-        "nginx memory 384MiB, 360 cold conns"
+        "inode read-ahead 0 blocks, nginx memory 384MiB, 360 cold conns"
     )
     # baseline warms its inodes; the option turns that off too
     assert replaced("baseline", dict((n, s) for n, _, s in pairs)["baseline"]).endswith(
@@ -321,6 +324,18 @@ def test_disk_and_load_options_replace_every_regimes_own_and_the_summary_says_so
         ["tpgen"],
     )
     assert "regime's own replaced by the run: 6 disks, 200 files a disk, 150 MiB/s" in text
+
+
+@pytest.mark.parametrize("text", ["3", "-1", "x", "8192", ""])
+def test_inode_readahead_takes_zero_or_a_power_of_two(
+    text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["run", "--inode-readahead", text])
+    assert "expected 0 or a power of two up to 4096 blocks" in capsys.readouterr().err
+    for good in ("0", "1", "32", "4096"):
+        args = _parser().parse_args(["run", "--inode-readahead", good])
+        assert single_settings(args).disk_model.inode_readahead_blks == int(good)
 
 
 def test_a_regime_run_without_shape_options_keeps_each_regime_as_defined() -> None:
@@ -337,7 +352,9 @@ def test_a_regime_run_without_shape_options_keeps_each_regime_as_defined() -> No
 def test_a_single_run_takes_the_same_disk_and_load_options() -> None:
     settings = single_settings(_parser().parse_args(["run", "--workers", "3", *SHAPE_OPTIONS]))
     assert (settings.workers, settings.disks, settings.files_per_disk) == (3, 6, 200)
-    assert settings.disk_model == DiskModel(150 << 20, 400, read_ahead_kb=128)
+    assert settings.disk_model == DiskModel(
+        150 << 20, 400, read_ahead_kb=128, inode_readahead_blks=0
+    )
     assert (settings.nginx_memory, settings.cold_connections) == (384 << 20, 360)
     assert settings.cold_metadata
     assert single_settings(_parser().parse_args(["run"])) == FULL
