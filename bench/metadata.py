@@ -28,7 +28,7 @@ from bench.janitor import Janitor, cleaned_up
 from bench.loopdisk import LoopDisk, make_disk, unmount
 from bench.runner import BENCH_ROOT, CGROUP_PREFIX
 from bench.settings import DiskModel, MiB
-from bench.system import BenchError, drop_caches, missing_prerequisites, run
+from bench.system import BenchError, drop_caches, run
 
 FILE_BYTES = 4096
 LOAD_READ = 256 << 10  # the small-files regime's answers: IOPS-bound at the model's shape
@@ -245,11 +245,31 @@ def _layout_disk(
     return disk
 
 
+# The probe needs no nginx and no wrk, only disks.
+TOOLS = {
+    "losetup": "mount",
+    "mount": "mount",
+    "umount": "mount",
+    "mkfs.ext4": "e2fsprogs",
+    "mkfs.xfs": "xfsprogs",
+}
+
+
+def missing_prerequisites() -> list[str]:
+    """What keeps the probe from running here; empty when everything is in place."""
+    problems = [] if os.geteuid() == 0 else ["needs root (loop devices, mounts, cgroups)"]
+    problems += [
+        f"{tool} not found (apt-get install {package})"
+        for tool, package in TOOLS.items()
+        if shutil.which(tool) is None
+    ]
+    if not Path("/dev/loop-control").exists():
+        problems.append("no loop device support (/dev/loop-control missing)")
+    return problems
+
+
 def measure(log: Callable[[str], None], settings: MetadataRun) -> list[Row]:
-    problems = missing_prerequisites()
-    if shutil.which("mkfs.xfs") is None:
-        problems.append("mkfs.xfs not found (apt-get install xfsprogs)")
-    if problems:
+    if problems := missing_prerequisites():
         raise BenchError("; ".join(problems))
     run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-metadata"
     BENCH_ROOT.mkdir(mode=0o755, exist_ok=True)

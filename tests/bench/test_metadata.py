@@ -4,17 +4,24 @@ in CI)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from bench.cli import _parser
 from bench.loopdisk import own_loops, own_mounts
-from bench.metadata import LAYOUTS, MetadataRun, Probe, Row, charged_reads, measure, table
+from bench.metadata import (
+    LAYOUTS,
+    MetadataRun,
+    Probe,
+    Row,
+    charged_reads,
+    measure,
+    missing_prerequisites,
+    table,
+)
 from bench.runner import BENCH_ROOT, CGROUP_PREFIX
 from bench.settings import MiB
-from bench.system import missing_prerequisites
 from tests.conftest import unavailable
 
 
@@ -52,6 +59,16 @@ def test_table_prints_medians_and_names_a_missing_counter() -> None:
     assert xfs_line.split() == ["xfs", "0.03", "67", "n/a", "0.04", "50.0"]
 
 
+def test_prerequisites_name_each_missing_tool_and_its_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("bench.metadata.shutil.which", lambda tool: None)
+    problems = missing_prerequisites()
+    assert "mkfs.xfs not found (apt-get install xfsprogs)" in problems
+    assert "mkfs.ext4 not found (apt-get install e2fsprogs)" in problems
+    assert not [p for p in problems if "nginx" in p or "wrk" in p]  # the probe runs neither
+
+
 @pytest.mark.parametrize("option", [["--files", "0"], ["--load-threads", "x"], ["--rounds", "0"]])
 def test_cli_refuses_bad_counts(option: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
@@ -61,10 +78,7 @@ def test_cli_refuses_bad_counts(option: list[str], capsys: pytest.CaptureFixture
 
 
 def test_probe_on_real_disks_reads_every_layout_cold_and_leaves_nothing() -> None:
-    problems = missing_prerequisites()
-    if shutil.which("mkfs.xfs") is None:
-        problems.append("mkfs.xfs not found (xfsprogs)")
-    if problems:
+    if problems := missing_prerequisites():
         unavailable("bench metadata cannot run: " + "; ".join(problems))
     before = set(BENCH_ROOT.iterdir()) if BENCH_ROOT.exists() else set()
     settings = MetadataRun(
