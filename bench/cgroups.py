@@ -47,6 +47,10 @@ class Cgroup(ABC):
         for procs in self.join_paths():
             procs.write_text(f"{pid}\n")
 
+    def enter(self) -> None:
+        """Move the calling process in: a child's preexec_fn, so that it starts inside."""
+        self.join(os.getpid())
+
     def pids(self) -> set[int]:
         found: set[int] = set()
         for procs in self.join_paths():

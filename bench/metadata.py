@@ -28,7 +28,7 @@ from bench.janitor import Janitor, cleaned_up
 from bench.loopdisk import LoopDisk, make_disk, unmount
 from bench.runner import BENCH_ROOT, CGROUP_PREFIX
 from bench.settings import DiskModel, MiB
-from bench.system import BenchError, drop_caches, run
+from bench.system import DISK_TOOLS, BenchError, drop_caches, missing_host, run
 
 FILE_BYTES = 4096
 LOAD_READ = 256 << 10  # the small-files regime's answers: IOPS-bound at the model's shape
@@ -140,31 +140,19 @@ for i in range(count):
 print(time.monotonic() - start)
 """
 
+# Reads until killed; its rate is counted at the device. The time bound only ends an orphan.
 _LOAD = """\
 import mmap, os, random, sys, threading, time
-path, seconds, threads, size = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+path, threads, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 blocks = os.path.getsize(path) // size
-end = time.monotonic() + seconds
-done = [0] * threads
+end = time.monotonic() + 600
 def read(n):
     rng, fd, buf = random.Random(n), os.open(path, os.O_RDONLY | os.O_DIRECT), mmap.mmap(-1, size)
     while time.monotonic() < end:
         os.preadv(fd, [buf], rng.randrange(blocks) * size)
-        done[n] += 1
-workers = [threading.Thread(target=read, args=(n,)) for n in range(threads)]
-for w in workers: w.start()
-for w in workers: w.join()
-print(sum(done) / seconds)
+for n in range(threads):
+    threading.Thread(target=read, args=(n,)).start()
 """
-
-
-def _in_cgroup(cgroup: Cgroup) -> Callable[[], None]:
-    def enter() -> None:
-        for procs in cgroup.join_paths():
-            with open(procs, "w") as fh:
-                fh.write(str(os.getpid()))
-
-    return enter
 
 
 def _populate(disk: LoopDisk, settings: MetadataRun) -> None:
@@ -193,18 +181,16 @@ def _cold(disk: LoopDisk, layout: Layout) -> None:
 def _probe(disk: LoopDisk, cgroup: Cgroup, settings: MetadataRun, loaded: bool) -> Probe:
     load, rate = None, None
     if loaded:
-        # Runs until killed once the stat is done (the bound only stops a probe that hangs).
         load = subprocess.Popen(
             [
                 sys.executable,
                 "-c",
                 _LOAD,
                 str(disk.mount / "data.bin"),
-                "600",
                 str(settings.load_threads),
                 str(LOAD_READ),
             ],
-            preexec_fn=_in_cgroup(cgroup),
+            preexec_fn=cgroup.enter,
             stdout=subprocess.DEVNULL,
         )
         time.sleep(settings.settle_seconds / 2)
@@ -215,7 +201,7 @@ def _probe(disk: LoopDisk, cgroup: Cgroup, settings: MetadataRun, loaded: bool) 
         reads0, bios0 = disk.reads()[0], _charged(cgroup, disk.majmin)
         stat = subprocess.run(
             [sys.executable, "-c", _STAT, str(disk.mount / "files"), str(settings.files)],
-            preexec_fn=_in_cgroup(cgroup),
+            preexec_fn=cgroup.enter,
             capture_output=True,
             text=True,
             timeout=600,
@@ -245,27 +231,9 @@ def _layout_disk(
     return disk
 
 
-# The probe needs no nginx and no wrk, only disks.
-TOOLS = {
-    "losetup": "mount",
-    "mount": "mount",
-    "umount": "mount",
-    "mkfs.ext4": "e2fsprogs",
-    "mkfs.xfs": "xfsprogs",
-}
-
-
 def missing_prerequisites() -> list[str]:
-    """What keeps the probe from running here; empty when everything is in place."""
-    problems = [] if os.geteuid() == 0 else ["needs root (loop devices, mounts, cgroups)"]
-    problems += [
-        f"{tool} not found (apt-get install {package})"
-        for tool, package in TOOLS.items()
-        if shutil.which(tool) is None
-    ]
-    if not Path("/dev/loop-control").exists():
-        problems.append("no loop device support (/dev/loop-control missing)")
-    return problems
+    """What keeps the probe from running here: disks only, no nginx and no wrk."""
+    return missing_host({**DISK_TOOLS, "mkfs.xfs": "xfsprogs"})
 
 
 def measure(log: Callable[[str], None], settings: MetadataRun) -> list[Row]:

@@ -33,12 +33,10 @@ class Nginx:
 
     def start(self, timeout: float = 15.0) -> None:
         """Start the master in the foreground (daemon off) and wait until the port answers."""
-        join = self.cgroup.join_paths()
+        cgroup = self.cgroup
 
         def enter_cgroup() -> None:  # runs in the child, before exec: workers inherit the group
-            for procs in join:
-                with open(procs, "w") as fh:
-                    fh.write(str(os.getpid()))
+            cgroup.enter()
             # What a service manager gives nginx (systemd: hard limit 524288), so that the
             # config's worker_rlimit_nofile can take effect in workers that run as www-data.
             # Containers without CAP_SYS_RESOURCE refuse: nginx then logs an [alert] and keeps

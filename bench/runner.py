@@ -91,9 +91,10 @@ def _prepare(
     ]
     host_read_ahead = disks[0].read_ahead_kb
     _pin_read_ahead(disks, settings.disk_model.read_ahead_kb, janitor)
-    if (blocks := settings.disk_model.inode_readahead_blks) is not None:
+    inode_blocks = settings.disk_model.inode_readahead_blks
+    if inode_blocks is not None:
         for disk in disks:
-            disk.set_inode_readahead(blocks)
+            disk.set_inode_readahead(inode_blocks)
     log(
         "disks: "
         + ", ".join(f"{d.name}={d.device} ({d.majmin})" for d in disks)
@@ -105,8 +106,8 @@ def _prepare(
         )
         + "): every arm but one whose plan or --readahead-arm sets its own"
         + (
-            f"; ext4 inode read-ahead {blocks} blocks (--inode-readahead)"
-            if (blocks := settings.disk_model.inode_readahead_blks) is not None
+            f"; ext4 inode read-ahead {inode_blocks} blocks (--inode-readahead)"
+            if inode_blocks is not None
             else ""
         )
     )

@@ -7,7 +7,7 @@ import random
 import shutil
 import socket
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 
@@ -30,20 +30,29 @@ def run(cmd: Sequence[str], *, timeout: float = 120.0, check: bool = True) -> st
     return proc.stdout
 
 
-REQUIRED_TOOLS = ("nginx", "wrk", "losetup", "mkfs.ext4", "mount", "umount")
-DEBIAN_PACKAGES = "nginx-core wrk util-linux mount e2fsprogs"
+# Every tool a disk needs, and the Debian package that brings it.
+DISK_TOOLS = {"losetup": "mount", "mkfs.ext4": "e2fsprogs", "mount": "mount", "umount": "mount"}
+REQUIRED_TOOLS = {"nginx": "nginx-core", "wrk": "wrk", **DISK_TOOLS}
+
+
+def missing_host(tools: Mapping[str, str]) -> list[str]:
+    """Root, loop devices and `tools` (name -> Debian package): what of it this host lacks."""
+    problems = (
+        [] if os.geteuid() == 0 else ["needs root (loop devices, mounts, cgroups, drop_caches)"]
+    )
+    problems += [
+        f"{tool} not found (apt-get install {package})"
+        for tool, package in tools.items()
+        if shutil.which(tool) is None
+    ]
+    if not Path("/dev/loop-control").exists():
+        problems.append("no loop device support (/dev/loop-control missing)")
+    return problems
 
 
 def missing_prerequisites() -> list[str]:
     """What keeps the bench from running here; empty when everything is in place."""
-    problems: list[str] = []
-    if os.geteuid() != 0:
-        problems.append("needs root (loop devices, mounts, cgroups, drop_caches)")
-    for tool in REQUIRED_TOOLS:
-        if shutil.which(tool) is None:
-            problems.append(f"{tool} not found (apt-get install {DEBIAN_PACKAGES})")
-    if not Path("/dev/loop-control").exists():
-        problems.append("no loop device support (/dev/loop-control missing)")
+    problems = missing_host(REQUIRED_TOOLS)
     if shutil.which("nginx") is not None and os.geteuid() == 0:
         version = run(["nginx", "-V"], check=False) + _stderr_of(["nginx", "-V"])
         if "--with-threads" not in version:

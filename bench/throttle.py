@@ -37,19 +37,12 @@ def _read(
 ) -> tuple[float, float, float]:
     drop_caches()
     env = dict(os.environ, BS=block, FLAG="iflag=direct" if direct else "")
-    join = cgroup.join_paths() if cgroup else []
-
-    def enter() -> None:
-        for procs in join:
-            with open(procs, "w") as fh:
-                fh.write(str(os.getpid()))
-
     ios0, bytes0 = disk.reads()
     start = time.monotonic()
     proc = subprocess.run(
         ["sh", "-c", _READ_LOOP, "sh", *map(str, files)],
         env=env,
-        preexec_fn=enter,
+        preexec_fn=cgroup.enter if cgroup else None,
         capture_output=True,
         text=True,
         timeout=300,

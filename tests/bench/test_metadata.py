@@ -62,7 +62,7 @@ def test_table_prints_medians_and_names_a_missing_counter() -> None:
 def test_prerequisites_name_each_missing_tool_and_its_package(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("bench.metadata.shutil.which", lambda tool: None)
+    monkeypatch.setattr("bench.system.shutil.which", lambda tool: None)
     problems = missing_prerequisites()
     assert "mkfs.xfs not found (apt-get install xfsprogs)" in problems
     assert "mkfs.ext4 not found (apt-get install e2fsprogs)" in problems
