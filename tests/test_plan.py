@@ -124,6 +124,59 @@ def test_reads_in_flight_per_disk_do_not_grow_with_the_cores(cores: int, memory:
     assert threads * cores <= max(128 + cores, 16 * cores)
 
 
+def _small_node(disks: int, memory: str, cores: int = 2, **sections: Any) -> dict[str, Any]:
+    """A 4 MiB-object origin node, as the bench's regimes describe theirs."""
+    sections.setdefault("workload", {"type": "origin", "avg_object_size": "4MiB"})
+    return spec("origin", disks=disks, node={"cores": cores, "memory": memory}, **sections)
+
+
+def test_busy_pool_threads_fit_the_memory_down_to_the_cores_floor() -> None:
+    # 4 loops on 2 cores x 4 pools x 16 threads x a 2 MiB chunk = 512 MiB: twice the memory
+    threads, because = _threads(_small_node(4, "256MiB"))
+    assert threads == 8
+    assert because.startswith(
+        "8 a worker fit memory (256.0 MiB) with 4 workers × 4 pools × 2.0 MiB a busy thread "
+        "(a sendfile chunk, or an answer if smaller); at least 8: 16 a core shared by the 4 "
+        "loops of 2 cores: every busy pool thread holds a transfer's pages"
+    )
+    assert _threads(_small_node(3, "256MiB"))[0] == 256 // (4 * 3 * 2) == 10
+    assert _threads(_small_node(6, "384MiB"))[0] == 8
+    # fitting would be 8, but 3 cores' floor shared by 4 loops is 12
+    assert _threads(_small_node(4, "256MiB", cores=3))[0] == 12
+    # where memory holds 16 a worker, or answers are smaller than a chunk, the floor stays
+    assert _threads(_small_node(4, "512MiB"))[0] == 16
+    smaller = _small_node(4, "256MiB", workload={"type": "origin", "avg_object_size": "256KiB"})
+    assert _threads(smaller)[0] == 16
+
+
+def test_loops_that_are_not_the_plans_keep_the_whole_floor() -> None:
+    # one loop a core (12 cores) or loops the operator set: each pool keeps 16, memory or not
+    assert _threads(_small_node(3, "256MiB", cores=12))[0] == 16
+    assert _threads(_small_node(4, "256MiB", tuning={"worker_processes": 4}))[0] == 16
+    assert _threads(_small_node(4, "256MiB", tuning={"worker_processes": "auto"}))[0] == 16
+    # and the operator's own count of threads wins over the memory's
+    chosen = plan_of(_small_node(4, "256MiB", tuning={"threads_per_disk": 16})).disks[0]
+    assert chosen.thread_pool is not None
+    assert (chosen.thread_pool.threads.value, chosen.thread_pool.threads.overridden) == (16, True)
+
+
+@pytest.mark.parametrize("cores", [1, 2, 3, 4])
+@pytest.mark.parametrize("disks", [1, 3, 6, 12])
+@pytest.mark.parametrize("memory", ["256MiB", "384MiB", "1GiB", "8GiB"])
+def test_pool_threads_fit_memory_or_sit_at_the_cores_floor(
+    cores: int, disks: int, memory: str
+) -> None:
+    data = _small_node(disks, memory, cores=cores)
+    threads, _ = _threads(data)
+    workers = plan_of(data).worker_processes.value
+    assert isinstance(workers, int)
+    floor = -(-16 * min(cores, workers) // workers)
+    fits = workers * disks * threads * (2 << 20) <= spec_from_mapping(data).node.memory
+    assert threads >= floor
+    assert fits or threads == floor
+    assert threads <= max(16, -(-128 // workers))
+
+
 def test_pool_threads_shrink_to_keep_the_node_within_its_thread_budget() -> None:
     huge = spec("origin", disks=24, node={"cores": 256}, tuning={"worker_processes": 128})
     threads, because = _threads(huge)

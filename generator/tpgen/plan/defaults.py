@@ -66,9 +66,25 @@ HDD_THREADS_BECAUSE = (
 # accepts), so one worker may hold many times its 1/workers share of a disk's cold transfers: its
 # pool never gets fewer than the article's 16 (bench, 12 workers: 8 a worker, hot p99 2.4-2.9 s;
 # 16, 0.18-0.20 s; the busiest of 12 workers held 2.35x the mean, of 4 loops 1.22x). Not even
-# to fit memory: a pool sized for a fair share of it queued the hot file behind the busiest
-# worker's cold reads (12 workers, 3-5 a worker: hot p99 2.3-6.2 s, bench session 16).
+# to fit memory, but per core: loops the plan adds beyond one a core share it (below).
 HDD_WORKER_THREADS = 16
+# Every busy pool thread holds a transfer whose pages (a sendfile chunk's read-ahead and socket
+# queue, or the whole answer if smaller) stay in memory until its socket drains: past the node's
+# memory the transfers evict each other's read-ahead before it is sent, the disks read far more
+# than they deliver and the hot file is evicted with it. Where the plan added event loops beyond
+# one a core (HDD_MIN_EVENT_LOOPS), those loops share the cores' floor instead of each adding 16
+# reads a disk, so the pools fit that memory down to the article's 16 a core (bench, issue 10,
+# 2 cores, 4 loops, ÷ the article's per-disk layout: 4 disks of 150 MiB/s, 256 MiB, 200 cold
+# conns, 16 a worker collapsed in 2 of 3 rounds (hot 0.29x), 8 a worker hot 0.9x, p99 0.4x,
+# cold 1.4x; 6 disks, 384 MiB, 360 conns, 16 stalled, 8 served 192-195 hot req/s). Not below
+# the cores' floor: at 12 workers a pool sized for a fair share of memory queued the hot file
+# behind the busiest worker's cold reads (3-5 a worker: hot p99 2.3-6.2 s, bench session 16).
+POOL_MEMORY_BECAUSE = (
+    "every busy pool thread holds a transfer's pages until its socket drains: beyond memory the "
+    "transfers evict each other's read-ahead before it is sent (bench, 2 cores, 4 disks, "
+    "256 MiB, 200 cold conns: 16 a worker collapsed in 2 of 3 rounds, 8 a worker 0.9x the "
+    "article's hot req/s, 0.4x its hot p99, 1.4x its cold answers)"
+)
 # nginx opens every file on the event loop (no version offloads open()), so an HDD whose inode or
 # directory block is not in memory holds a whole worker while the read waits behind the disk's
 # queue. The hot file stalls only when EVERY event loop waits at once: with a share b of each
