@@ -1,7 +1,8 @@
 """Broken overrides applied with site.yml: the play fails, the good config stays live and serves.
 
 Each test runs ansible-playbook site.yml against the converged node with an override that
-breaks one stage (tpgen, nginx -t, the reload, the health check), then checks the outcome.
+breaks one stage (tpgen, nginx -t, the reload, the health check), then checks the outcome; the
+last replaces the snippet with one that works, and puts the good one back.
 """
 
 from __future__ import annotations
@@ -45,8 +46,11 @@ def broken(**changes: Any) -> dict[str, Any]:
     return spec
 
 
-def run_site(extra_vars: dict[str, Any]) -> str:
-    """Run site.yml on the node with extra vars; it must fail. Returns its output, one line."""
+def run_site(extra_vars: dict[str, Any], *, succeeds: bool = False) -> str:
+    """Run site.yml on the node with extra vars; it must fail unless `succeeds`.
+
+    Returns its output, one line.
+    """
     inventory = Path(os.environ["MOLECULE_INVENTORY_FILE"]).parent
     playbook = Path(sys.executable).parent / "ansible-playbook"
     env = {**os.environ, "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0"}
@@ -68,7 +72,10 @@ def run_site(extra_vars: dict[str, Any]) -> str:
         check=False,
     )
     output = proc.stdout + proc.stderr
-    assert proc.returncode != 0, f"the play should have failed:\n{output}"
+    if succeeds:
+        assert proc.returncode == 0, f"the play should have passed:\n{output}"
+    else:
+        assert proc.returncode != 0, f"the play should have failed:\n{output}"
     return " ".join(output.replace("\\n", " ").split())
 
 
@@ -163,15 +170,28 @@ def test_a_reload_nginx_refuses_restores_the_previous_config(
     assert_serves(host, checks)
 
 
-def assert_good_snippet(host: Any) -> None:
-    """The good snippet is on the node and served."""
-    assert host.file(SNIPPET).content_string == GOOD_SNIPPET
-    answer = host.check_output(
+def snippet_answer(host: Any) -> str:
+    """What nginx answers at the snippet's location."""
+    answer: str = host.check_output(
         "python3 -c %s %s",
         "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
         f"http://{LISTEN['address']}:{LISTEN['port']}/rollback-snippet",
     )
-    assert answer == "good snippet"
+    return answer
+
+
+def assert_good_snippet(host: Any) -> None:
+    """The good snippet is on the node and served."""
+    assert host.file(SNIPPET).content_string == GOOD_SNIPPET
+    assert snippet_answer(host) == "good snippet"
+    assert_no_snippet_backups(host)
+
+
+def assert_no_snippet_backups(host: Any) -> None:
+    """No backup (Ansible's `<name>.<pid>.<time>~`) is left beside the snippet."""
+    folder = str(Path(SNIPPET).parent)
+    names = host.check_output("ls -A %s", folder).split()
+    assert [name for name in names if name.endswith("~")] == [], names
 
 
 def test_a_snippet_tpgen_refuses_stops_the_play_before_anything_changes(
@@ -202,5 +222,20 @@ def test_a_snippet_nginx_rejects_is_put_back_and_the_config_stays(
     after = checks.snapshot(host)
     assert after["conf_sha256"] == before["conf_sha256"]
     assert after["master"] == before["master"], "nginx must be reloaded, never restarted"
+    assert_good_snippet(host)
+    assert_serves(host, checks)
+
+
+def test_a_snippet_that_serves_replaces_the_old_one_without_a_backup(
+    host: Any, checks: ModuleType, before: dict[str, Any], tmp_path: Path
+) -> None:
+    other = tmp_path / "rollback-server.conf"
+    other.write_text('location = /rollback-snippet {\n    return 200 "other snippet\\n";\n}\n')
+    try:
+        run_site({"nginx_tpconfig_extra_files": {SNIPPET: str(other)}}, succeeds=True)
+        assert snippet_answer(host) == "other snippet"
+        assert_no_snippet_backups(host)
+    finally:
+        run_site({}, succeeds=True)
     assert_good_snippet(host)
     assert_serves(host, checks)
