@@ -73,17 +73,20 @@ HDD_WORKER_THREADS = 16
 # memory the transfers evict each other's read-ahead before it is sent, the disks read far more
 # than they deliver and the hot file is evicted with it. Where the plan added event loops beyond
 # one a core (HDD_MIN_EVENT_LOOPS), those loops share the cores' floor instead of each adding 16
-# reads a disk, so the pools fit that memory down to the article's 16 a core (bench, issue 10,
-# 2 cores, 4 loops, ÷ the article's per-disk layout: 4 disks of 150 MiB/s, 256 MiB, 200 cold
-# conns, 16 a worker collapsed in 2 of 3 rounds (hot 0.29x), 8 a worker hot 0.9x, p99 0.4x,
-# cold 1.4x; 6 disks, 384 MiB, 360 conns, 16 stalled, 8 served 192-195 hot req/s). Not below
-# the cores' floor: at 12 workers a pool sized for a fair share of memory queued the hot file
-# behind the busiest worker's cold reads (3-5 a worker: hot p99 2.3-6.2 s, bench session 16).
+# reads a disk, so the pools fit that memory down to the article's 16 a core. Bench (issue 10,
+# session 18, 2 cores, 4 loops, ÷ the article's per-disk layout, hot req/s / hot p99 / cold MB/s):
+# 4 disks of 150 MiB/s, 256 MiB, 200 cold conns: 16 a worker 0.03-0.29x, the hot file stalled in
+# 5 of 9 rounds; 8 a worker 0.81-0.98x / 0.36-0.76x / 1.35x, no stall in 6. 6 disks, 384 MiB,
+# 360 conns: 16 stalled in both rounds; 8 0.66x / 1.25x / 1.25x. 3 disks of 100 MiB/s, 256 MiB,
+# 120 conns: 10 a worker 1.09x / 0.59x / 1.17x (16: 1.03x / 0.17x / 1.15x). Not below the
+# cores' floor: at 12 workers a pool sized for a fair share of memory queued the hot file behind
+# the busiest worker's cold reads (3-5 a worker: hot p99 2.3-6.2 s, bench session 16).
 POOL_MEMORY_BECAUSE = (
     "every busy pool thread holds a transfer's pages until its socket drains: beyond memory the "
-    "transfers evict each other's read-ahead before it is sent (bench, 2 cores, 4 disks, "
-    "256 MiB, 200 cold conns: 16 a worker collapsed in 2 of 3 rounds, 8 a worker 0.9x the "
-    "article's hot req/s, 0.4x its hot p99, 1.4x its cold answers)"
+    "transfers evict each other's read-ahead before it is sent and the hot file with it (bench, "
+    "2 cores, 4 disks, 256 MiB, 200 cold conns: 16 a worker stalled the hot file in 5 of 9 "
+    "rounds, 0.03-0.29x the article's hot req/s; 8 a worker never, 0.81-0.98x, with 0.36-0.76x "
+    "its hot p99 and 1.35x its cold MB/s)"
 )
 # nginx opens every file on the event loop (no version offloads open()), so an HDD whose inode or
 # directory block is not in memory holds a whole worker while the read waits behind the disk's
