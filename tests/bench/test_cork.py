@@ -71,7 +71,12 @@ def test_the_cork_arm_carries_tpgens_socket_settings_for_the_bench_node(
     tmp_path: Path, workers: int, memory: int
 ) -> None:
     tpgen = _directives(_bench_node_conf(tmp_path, workers, memory))
-    assert _directives(config("on", workers, tmp_path, 29000)) == tpgen
+    cork = _directives(config("on", workers, tmp_path, 29000))
+    # The cork's one pool holds no cold transfer, so it keeps the 16 a worker that tpgen's plan
+    # lowers only where its busy threads' chunks would outgrow a small node's memory.
+    if memory < 1 << 30:
+        assert int(tpgen.pop("threads")) < int(cork.pop("threads")) == 16
+    assert cork == tpgen
 
 
 @pytest.mark.parametrize("regime", sorted(REGIMES))
