@@ -549,6 +549,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2 if problems else 0
         if args.command == "cleanup":
             left = leftovers.remove()
+            for pid in leftovers.live_runs():
+                print(f"left alone: the things of bench run {pid}, which is still going")
             for kind, items in left.items():
                 for item in items:
                     print(f"still there: {kind} {item}")

@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +39,7 @@ from tpgen.api import (
 )
 
 from bench.cgroups import new_cgroup
-from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX
+from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX, new_run_id
 from bench.load import Load, LoadResult
 from bench.nginxproc import Nginx
 from bench.system import BenchError, free_ports
@@ -172,7 +171,7 @@ class _Server:
         conf.write_text(
             config(nopush, run.workers, prefix, port, pooled=run.pooled), encoding="utf-8"
         )
-        self.cgroup = new_cgroup(f"{CGROUP_PREFIX}cork-{os.getpid()}-{nopush}")
+        self.cgroup = new_cgroup(f"{CGROUP_PREFIX}{root.name}-{nopush}")
         self.nginx = Nginx(conf, prefix, port, self.cgroup)
         self.url = f"http://127.0.0.1:{port}{HOT_URI}"
 
@@ -195,7 +194,7 @@ class _Server:
 
 def measure(log: Callable[[str], None], run: CorkRun) -> list[Row]:
     chosen = mixes(run.reconnect_every, run.think_ms, run.mix_keys)
-    root = BENCH_ROOT / f"cork-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    root = BENCH_ROOT / new_run_id("cork")
     ports = free_ports(len(ARMS), PORT_RANGE)
     rows = []
     try:

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from bench.cgroups import Cgroup, new_cgroup
 from bench.janitor import Janitor, cleaned_up
+from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX, new_run_id
 from bench.loopdisk import LoopDisk, make_disk, unmount
-from bench.runner import BENCH_ROOT, CGROUP_PREFIX
 from bench.settings import DiskModel, MiB
 from bench.system import DISK_TOOLS, BenchError, drop_caches, missing_host, run
 
@@ -239,7 +239,7 @@ def missing_prerequisites() -> list[str]:
 def measure(log: Callable[[str], None], settings: MetadataRun) -> list[Row]:
     if problems := missing_prerequisites():
         raise BenchError("; ".join(problems))
-    run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-metadata"
+    run_id = new_run_id("metadata")
     BENCH_ROOT.mkdir(mode=0o755, exist_ok=True)
     workdir = BENCH_ROOT / run_id
     rows: list[Row] = []

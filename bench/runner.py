@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
-import os
 import shutil
 import time
 from collections.abc import Callable
@@ -17,14 +16,12 @@ from tpgen.api import short_size
 from bench import armset, dataset, output, sysctls, tpgencli
 from bench.arms import Arm, whole_rounds
 from bench.janitor import Janitor, cleaned_up
+from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX, new_run_id
 from bench.loopdisk import LoopDisk, make_disk
 from bench.settings import Settings
 from bench.system import BenchError, cpu_count, free_ports, missing_prerequisites
 from bench.throttle import Probe, backing_slow, bites, probe
 from bench.trial import TrialResult, limited_cgroup, run_trial
-
-BENCH_ROOT = Path("/var/tmp/tpgen-bench")
-CGROUP_PREFIX = "tpgen-bench-"
 
 Log = Callable[[str], None]
 _RUN_NUMBERS = itertools.count(1)  # one process may run several (regimes)
@@ -210,7 +207,7 @@ def run_bench(
         raise BenchError("; ".join(problems))
     variants = variants or []
     out_dir.mkdir(parents=True, exist_ok=True)
-    run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{next(_RUN_NUMBERS)}"
+    run_id = new_run_id(str(next(_RUN_NUMBERS)))
     BENCH_ROOT.mkdir(mode=0o755, exist_ok=True)
     workdir = BENCH_ROOT / run_id
     header = _header(settings)

@@ -31,7 +31,7 @@ from bench.cache.trial import (
 )
 from bench.cgroups import Cgroup, new_cgroup
 from bench.janitor import Janitor, cleaned_up
-from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX
+from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX, new_run_id
 from bench.loopdisk import LoopDisk, make_disk, unmount
 from bench.nginxproc import CACHE_LOADER_TITLE, Nginx, titled
 from bench.system import BenchError, cpu_count, free_ports, missing_prerequisites, run
@@ -389,7 +389,7 @@ def run_cache_bench(
     if problems := missing_prerequisites():
         raise BenchError("; ".join(problems))
     out_dir.mkdir(parents=True, exist_ok=True)
-    run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    run_id = new_run_id("cache")
     BENCH_ROOT.mkdir(mode=0o755, exist_ok=True)
     workdir = BENCH_ROOT / run_id
     head = header(settings)

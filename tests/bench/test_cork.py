@@ -194,7 +194,7 @@ def test_a_short_real_run_measures_every_mix_on_both_arms_and_leaves_nothing() -
     for tool in ("nginx", "wrk"):
         if shutil.which(tool) is None:
             unavailable(f"{tool} is not installed")
-    before = set(BENCH_ROOT.glob("cork-*")) if BENCH_ROOT.exists() else set()
+    before = set(BENCH_ROOT.glob("*-cork")) if BENCH_ROOT.exists() else set()
     run = CorkRun(workers=1, rounds=2, duration=1, reconnect_every=5, think_ms=50)
     rows = measure(lambda _line: None, run)
     assert [row.mix for row in rows] == [mix.name for mix in mixes(5, 50)]
@@ -203,6 +203,6 @@ def test_a_short_real_run_measures_every_mix_on_both_arms_and_leaves_nothing() -
         assert all(result.requests > 0 and result.errors == 0 for result in [*row.on, *row.off])
         # every answer is the whole 4 MiB file
         assert all(result.bytes >= result.requests << 22 for result in [*row.on, *row.off])
-    after = set(BENCH_ROOT.glob("cork-*")) if BENCH_ROOT.exists() else set()
+    after = set(BENCH_ROOT.glob("*-cork")) if BENCH_ROOT.exists() else set()
     assert after == before
     assert not [group for group in bench_cgroups() if "-cork-" in group.name]

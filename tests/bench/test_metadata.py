@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import _parser
+from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX
 from bench.loopdisk import own_loops, own_mounts
 from bench.metadata import (
     LAYOUTS,
@@ -20,7 +21,6 @@ from bench.metadata import (
     missing_prerequisites,
     table,
 )
-from bench.runner import BENCH_ROOT, CGROUP_PREFIX
 from bench.settings import MiB
 from tests.conftest import unavailable
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import signal
 import subprocess
@@ -28,7 +29,7 @@ from bench.cli import (
     regime_settings,
     single_settings,
 )
-from bench.leftovers import journals, restore_journals
+from bench.leftovers import journals, live, new_run_id, nginx_pids, owner, remove, restore_journals
 from bench.load import Load, LoadResult, parse_summary
 from bench.output import progress_line, write
 from bench.regimes import Combo, load_pair, plan, replaced, summary
@@ -680,6 +681,48 @@ def test_cleanup_restores_what_a_killed_run_changed(tmp_path: Path) -> None:
     assert (root / "vm" / "vfs_cache_pressure").read_text() == "100\n"
     assert list((root / "journal").glob("*")) == []
     assert restore_journals(root / "journal") == []
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_runs_name_says_which_bench_owns_it() -> None:
+    run_id = new_run_id("cork")
+    assert re.fullmatch(rf"\d{{8}}-\d{{6}}-{os.getpid()}-cork", run_id)
+    assert owner(f"tpgen-bench-{run_id}-on") == os.getpid() == owner(run_id)
+    assert owner("tpgen-bench-20261128-090022-434-1-perdisk") == 434
+    assert owner("tpgen-bench-cork-434-on") is None  # an older bench's name: always a leftover
+    assert live(run_id)  # this process is alive
+    assert not live(f"20261128-090022-{_dead_pid()}-1")
+    assert not live("tpgen-bench-cork-434-on")
+
+
+def test_cleanup_leaves_a_running_benchs_things_alone(tmp_path: Path) -> None:
+    running, dead = tmp_path / new_run_id("1"), tmp_path / f"20261128-090022-{_dead_pid()}-1"
+    for run in (running, dead):
+        (run / "arms" / "tpgen").mkdir(parents=True)
+    # nginx processes, as their command lines name their prefixes (argv[0] "nginx")
+    code = "import time; time.sleep(60)"
+    nginx = {
+        run: subprocess.Popen(
+            ["nginx", "-c", code, "-p", f"{run}/arms/tpgen/"], executable=sys.executable
+        )
+        for run in (running, dead)
+    }
+    try:
+        assert nginx_pids(tmp_path) == [nginx[dead].pid]
+        assert remove(tmp_path)["nginx"] == []
+        assert nginx[dead].wait(timeout=10) == -signal.SIGKILL
+        assert nginx[running].poll() is None
+        assert [p.name for p in tmp_path.iterdir()] == [running.name]
+    finally:
+        for proc in nginx.values():
+            proc.kill()
+            proc.wait()
 
 
 def test_an_unreadable_journal_is_reported_not_guessed(tmp_path: Path) -> None:
