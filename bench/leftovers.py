@@ -182,11 +182,12 @@ def _remove_cgroups() -> None:
 
 
 def _remove_run_dirs(under: Path) -> None:
-    """Every run directory but a live run's or one something is still mounted in."""
+    """Every run directory but a live run's or one something is still mounted in (files, such as
+    bench.runlock's, stay)."""
     mounted = {_run_of(mount, under) for mount in own_mounts(under)}
     for entry in under.glob("*") if under.exists() else []:
         if entry.name == JOURNAL_DIR.name:
             with contextlib.suppress(OSError):
                 entry.rmdir()  # only when no live run keeps a journal there
-        elif entry.name not in mounted and not live(entry.name):
+        elif entry.is_dir() and entry.name not in mounted and not live(entry.name):
             shutil.rmtree(entry, ignore_errors=True)

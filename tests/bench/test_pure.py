@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from tpgen.api import load_plan
 
+import bench.cli
+from bench import runlock
 from bench.arms import Arm, perdisk_conf, relocate, round_order, single_root_conf, substitute
 from bench.armset import edited
 from bench.cli import (
@@ -28,6 +30,9 @@ from bench.cli import (
     _tuning_arm,
     regime_settings,
     single_settings,
+)
+from bench.cli import (
+    main as cli_main,
 )
 from bench.leftovers import journals, live, new_run_id, nginx_pids, owner, remove, restore_journals
 from bench.load import Load, LoadResult, parse_summary
@@ -723,6 +728,30 @@ def test_cleanup_leaves_a_running_benchs_things_alone(tmp_path: Path) -> None:
         for proc in nginx.values():
             proc.kill()
             proc.wait()
+
+
+def test_one_measuring_run_at_a_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lock = tmp_path / "run.lock"
+    with runlock.exclusive("run", lock):
+        assert lock.read_text() == f"pid {os.getpid()}, bench run\n"
+        with (
+            pytest.raises(BenchError, match=rf"another bench run is going \(pid {os.getpid()}, "),
+            runlock.exclusive("cork", lock),
+        ):
+            pass
+    with runlock.exclusive("cork", lock):  # released with its block
+        pass
+    # the CLI refuses a measuring command while the run lock is taken, before touching anything
+    monkeypatch.setattr(runlock, "LOCK", lock)
+    monkeypatch.setattr(bench.cli, "_dispatch", lambda args: pytest.fail(f"ran {args.command}"))
+    with runlock.exclusive("run"):
+        assert cli_main(["cork", "--rounds", "1"]) == 2
+    assert capsys.readouterr().err == (
+        f"bench: another bench run is going (pid {os.getpid()}, bench run): two runs at once "
+        "measure each other's load; wait for it to end, or stop it (Ctrl-C)\n"
+    )
 
 
 def test_an_unreadable_journal_is_reported_not_guessed(tmp_path: Path) -> None:

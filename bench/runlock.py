@@ -1,0 +1,42 @@
+"""One measuring run at a time. Two runs share the two CPUs, the host's disk and its page cache,
+so each measures the other's load too (session 19: a run started beside another one saw its
+backing disk read at 0.0 MB/s and its hot file at a fifteenth of its rate alone)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from bench.leftovers import BENCH_ROOT
+from bench.system import BenchError
+
+LOCK = BENCH_ROOT / "run.lock"
+
+
+@contextmanager
+def exclusive(command: str, lock: Path | None = None) -> Iterator[None]:
+    """Hold the bench's run lock while the block runs, or refuse: another run holds it. The
+    kernel drops the lock with its holder, so a killed run never leaves it taken."""
+    path = lock or LOCK
+    path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    with path.open("a+", encoding="utf-8") as held:
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held.seek(0)
+            holder = held.read().strip() or "its pid unknown"
+            raise BenchError(
+                f"another bench run is going ({holder}): two runs at once measure each other's "
+                "load; wait for it to end, or stop it (Ctrl-C)"
+            ) from None
+        held.seek(0)
+        held.truncate()
+        held.write(f"pid {os.getpid()}, bench {command}\n")
+        held.flush()
+        try:
+            yield
+        finally:
+            held.truncate(0)
