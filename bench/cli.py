@@ -508,105 +508,93 @@ def _run_regimes(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
-# Commands that set up disks and cgroups and measure: one at a time (bench.runlock).
-MEASURING = frozenset({"run", "smoke", "cork", "metadata"})
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command not in MEASURING:
-            return _dispatch(args)
-        with runlock.exclusive(args.command):
-            return _dispatch(args)
+        if args.command == "balance":
+            from bench.balance import run_balance
+
+            return run_balance(_log)
+        if args.command == "splitcost":
+            from bench.splitcost import run_splitcost
+
+            return run_splitcost(_log, rounds=args.rounds, duration=args.duration)
+        if args.command == "cork":
+            from bench.corkcost import CorkRun, run_cork
+
+            return run_cork(
+                _log,
+                CorkRun(
+                    workers=args.workers,
+                    rounds=args.rounds,
+                    duration=args.duration,
+                    reconnect_every=args.reconnect_every,
+                    think_ms=args.hot_think_ms,
+                    file_size=args.file_size,
+                    mix_keys=args.mixes,
+                    pooled=not args.on_loop,
+                ),
+            )
+        if args.command == "metadata":
+            from bench.metadata import MetadataRun, run_metadata
+
+            return run_metadata(
+                _log,
+                MetadataRun(files=args.files, load_threads=args.load_threads, rounds=args.rounds),
+            )
+        if args.command == "check":
+            problems = missing_prerequisites()
+            for problem in problems:
+                print(problem)
+            return 2 if problems else 0
+        if args.command == "cleanup":
+            with runlock.exclusive("cleanup"):  # a live run's disks are not leftovers
+                left = leftovers.remove()
+            for kind, items in left.items():
+                for item in items:
+                    print(f"still there: {kind} {item}")
+            return 2 if any(left.values()) else 0
+        if args.command == "summary":
+            args.out.mkdir(parents=True, exist_ok=True)
+            text, ok = write_summary(
+                [load_pair(p) for p in args.pairs], args.candidates.split(","), args.out
+            )
+            print(text)
+            return 0 if ok else 1
+        if args.command == "threads":
+            for shape in args.shape or SHAPES:
+                print(measure(*shape).line(), flush=True)
+            return 0
+        if args.workload == "cache":
+            from bench.cache import cli as cache_cli
+
+            if args.command == "smoke":
+                return cache_cli.smoke(args.out, _log)
+            return cache_cli.run(args, _log)
+        if args.command == "smoke":
+            pairs = [
+                (name, count, smoke_regime(REGIMES[name], count))
+                for name, counts in SMOKE_REGIMES.items()
+                for count in counts
+            ]
+            text, _ = run_regimes(pairs, args.out, probe_seconds=1.0, log=_log)
+            print(text)
+            return 0
+        if args.regimes:
+            return _run_regimes(args)
+        settings = single_settings(args)
+        outcome = run_bench(
+            settings,
+            args.out,
+            variants=_variants(args),
+            log=_log,
+        )
+        print(outcome.report)
+        print(f"\nwritten to {args.out}/")
+        return 0 if outcome.goals_met else 1
     except Interrupted as exc:
         print(f"bench: {exc}; cleaned up", file=sys.stderr)
         return 130
     except BenchError as exc:
         print(f"bench: {exc}", file=sys.stderr)
         return 2
-
-
-def _dispatch(args: argparse.Namespace) -> int:
-    if args.command == "balance":
-        from bench.balance import run_balance
-
-        return run_balance(_log)
-    if args.command == "splitcost":
-        from bench.splitcost import run_splitcost
-
-        return run_splitcost(_log, rounds=args.rounds, duration=args.duration)
-    if args.command == "cork":
-        from bench.corkcost import CorkRun, run_cork
-
-        return run_cork(
-            _log,
-            CorkRun(
-                workers=args.workers,
-                rounds=args.rounds,
-                duration=args.duration,
-                reconnect_every=args.reconnect_every,
-                think_ms=args.hot_think_ms,
-                file_size=args.file_size,
-                mix_keys=args.mixes,
-                pooled=not args.on_loop,
-            ),
-        )
-    if args.command == "metadata":
-        from bench.metadata import MetadataRun, run_metadata
-
-        return run_metadata(
-            _log,
-            MetadataRun(files=args.files, load_threads=args.load_threads, rounds=args.rounds),
-        )
-    if args.command == "check":
-        problems = missing_prerequisites()
-        for problem in problems:
-            print(problem)
-        return 2 if problems else 0
-    if args.command == "cleanup":
-        left = leftovers.remove()
-        for pid in leftovers.live_runs():
-            print(f"left alone: the things of bench run {pid}, which is still going")
-        for kind, items in left.items():
-            for item in items:
-                print(f"still there: {kind} {item}")
-        return 2 if any(left.values()) else 0
-    if args.command == "summary":
-        args.out.mkdir(parents=True, exist_ok=True)
-        text, ok = write_summary(
-            [load_pair(p) for p in args.pairs], args.candidates.split(","), args.out
-        )
-        print(text)
-        return 0 if ok else 1
-    if args.command == "threads":
-        for shape in args.shape or SHAPES:
-            print(measure(*shape).line(), flush=True)
-        return 0
-    if args.workload == "cache":
-        from bench.cache import cli as cache_cli
-
-        if args.command == "smoke":
-            return cache_cli.smoke(args.out, _log)
-        return cache_cli.run(args, _log)
-    if args.command == "smoke":
-        pairs = [
-            (name, count, smoke_regime(REGIMES[name], count))
-            for name, counts in SMOKE_REGIMES.items()
-            for count in counts
-        ]
-        text, _ = run_regimes(pairs, args.out, probe_seconds=1.0, log=_log)
-        print(text)
-        return 0
-    if args.regimes:
-        return _run_regimes(args)
-    settings = single_settings(args)
-    outcome = run_bench(
-        settings,
-        args.out,
-        variants=_variants(args),
-        log=_log,
-    )
-    print(outcome.report)
-    print(f"\nwritten to {args.out}/")
-    return 0 if outcome.goals_met else 1

@@ -38,6 +38,7 @@ from tpgen.api import (
     short_size,
 )
 
+from bench import runlock
 from bench.cgroups import new_cgroup
 from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX, new_run_id
 from bench.load import Load, LoadResult
@@ -192,6 +193,7 @@ class _Server:
         return result
 
 
+@runlock.holds_the_lock("cork")
 def measure(log: Callable[[str], None], run: CorkRun) -> list[Row]:
     chosen = mixes(run.reconnect_every, run.think_ms, run.mix_keys)
     root = BENCH_ROOT / new_run_id("cork")

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench import runlock
 from bench.cgroups import Cgroup, new_cgroup
 from bench.janitor import Janitor, cleaned_up
 from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX, new_run_id
@@ -236,6 +237,7 @@ def missing_prerequisites() -> list[str]:
     return missing_host({**DISK_TOOLS, "mkfs.xfs": "xfsprogs"})
 
 
+@runlock.holds_the_lock("metadata")
 def measure(log: Callable[[str], None], settings: MetadataRun) -> list[Row]:
     if problems := missing_prerequisites():
         raise BenchError("; ".join(problems))

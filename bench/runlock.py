@@ -5,10 +5,12 @@ backing disk read at 0.0 MB/s and its hot file at a fifteenth of its rate alone)
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from bench.leftovers import BENCH_ROOT
 from bench.system import BenchError
@@ -29,8 +31,9 @@ def exclusive(command: str, lock: Path | None = None) -> Iterator[None]:
             held.seek(0)
             holder = held.read().strip() or "its pid unknown"
             raise BenchError(
-                f"another bench run is going ({holder}): two runs at once measure each other's "
-                "load; wait for it to end, or stop it (Ctrl-C)"
+                f"another bench run is going ({holder}), and bench {command} does not run beside "
+                "one (two runs measure each other's load; cleanup would take its disks): wait "
+                "for it to end, or stop it (Ctrl-C)"
             ) from None
         held.seek(0)
         held.truncate()
@@ -40,3 +43,22 @@ def exclusive(command: str, lock: Path | None = None) -> Iterator[None]:
             yield
         finally:
             held.truncate(0)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def holds_the_lock(command: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """For each entry point that sets up disks and cgroups under BENCH_ROOT and measures: it runs
+    holding the lock, whoever calls it (the CLI, a test)."""
+
+    def wrap(function: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(function)
+        def locked(*args: P.args, **kwargs: P.kwargs) -> R:
+            with exclusive(command):
+                return function(*args, **kwargs)
+
+        return locked
+
+    return wrap

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tpgen.api import short_size
 
-from bench import armset, dataset, output, sysctls, tpgencli
+from bench import armset, dataset, output, runlock, sysctls, tpgencli
 from bench.arms import Arm, whole_rounds
 from bench.janitor import Janitor, cleaned_up
 from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX, new_run_id
@@ -191,6 +191,7 @@ def _rounds(
     return whole_rounds(setup.arms, settings.rounds, one, log, output.progress_line)
 
 
+@runlock.holds_the_lock("run")
 def run_bench(
     settings: Settings,
     out_dir: Path,

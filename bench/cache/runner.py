@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bench import tpgencli
+from bench import runlock, tpgencli
 from bench.arms import Arm, substitute, whole_rounds
 from bench.armset import Variant, edited
 from bench.cache import configs, store
@@ -374,6 +374,7 @@ def _write(
     return report, bool(tpgen_goals) and all(g.ok for g in tpgen_goals)
 
 
+@runlock.holds_the_lock("run --workload cache")
 def run_cache_bench(
     settings: CacheSettings,
     out_dir: Path,

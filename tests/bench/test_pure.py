@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import re
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from tpgen.api import load_plan
 
-import bench.cli
+import bench.leftovers
 from bench import runlock
 from bench.arms import Arm, perdisk_conf, relocate, round_order, single_root_conf, substitute
 from bench.armset import edited
@@ -34,7 +35,7 @@ from bench.cli import (
 from bench.cli import (
     main as cli_main,
 )
-from bench.leftovers import journals, live, new_run_id, nginx_pids, owner, remove, restore_journals
+from bench.leftovers import journals, restore_journals
 from bench.load import Load, LoadResult, parse_summary
 from bench.output import progress_line, write
 from bench.regimes import Combo, load_pair, plan, replaced, summary
@@ -688,70 +689,65 @@ def test_cleanup_restores_what_a_killed_run_changed(tmp_path: Path) -> None:
     assert restore_journals(root / "journal") == []
 
 
-def _dead_pid() -> int:
-    """The pid of a process that has exited (and been reaped)."""
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
+def _refused(command: str, pid: int) -> str:
+    return (
+        f"another bench run is going (pid {pid}, bench run), and bench {command} does not run "
+        "beside one (two runs measure each other's load; cleanup would take its disks): wait for "
+        "it to end, or stop it (Ctrl-C)"
+    )
 
 
-def test_a_runs_name_says_which_bench_owns_it() -> None:
-    run_id = new_run_id("cork")
-    assert re.fullmatch(rf"\d{{8}}-\d{{6}}-{os.getpid()}-cork", run_id)
-    assert owner(f"tpgen-bench-{run_id}-on") == os.getpid() == owner(run_id)
-    assert owner("tpgen-bench-20261128-090022-434-1-perdisk") == 434
-    assert owner("tpgen-bench-cork-434-on") is None  # an older bench's name: always a leftover
-    assert live(run_id)  # this process is alive
-    assert not live(f"20261128-090022-{_dead_pid()}-1")
-    assert not live("tpgen-bench-cork-434-on")
-
-
-def test_cleanup_leaves_a_running_benchs_things_alone(tmp_path: Path) -> None:
-    running, dead = tmp_path / new_run_id("1"), tmp_path / f"20261128-090022-{_dead_pid()}-1"
-    for run in (running, dead):
-        (run / "arms" / "tpgen").mkdir(parents=True)
-    # nginx processes, as their command lines name their prefixes (argv[0] "nginx")
-    code = "import time; time.sleep(60)"
-    nginx = {
-        run: subprocess.Popen(
-            ["nginx", "-c", code, "-p", f"{run}/arms/tpgen/"], executable=sys.executable
-        )
-        for run in (running, dead)
-    }
-    try:
-        assert nginx_pids(tmp_path) == [nginx[dead].pid]
-        assert remove(tmp_path)["nginx"] == []
-        assert nginx[dead].wait(timeout=10) == -signal.SIGKILL
-        assert nginx[running].poll() is None
-        assert [p.name for p in tmp_path.iterdir()] == [running.name]
-    finally:
-        for proc in nginx.values():
-            proc.kill()
-            proc.wait()
-
-
-def test_one_measuring_run_at_a_time(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_one_run_holds_the_lock_at_a_time(tmp_path: Path) -> None:
     lock = tmp_path / "run.lock"
     with runlock.exclusive("run", lock):
         assert lock.read_text() == f"pid {os.getpid()}, bench run\n"
         with (
-            pytest.raises(BenchError, match=rf"another bench run is going \(pid {os.getpid()}, "),
+            pytest.raises(BenchError, match=re.escape(_refused("cork", os.getpid()))),
             runlock.exclusive("cork", lock),
         ):
             pass
     with runlock.exclusive("cork", lock):  # released with its block
         pass
-    # the CLI refuses a measuring command while the run lock is taken, before touching anything
-    monkeypatch.setattr(runlock, "LOCK", lock)
-    monkeypatch.setattr(bench.cli, "_dispatch", lambda args: pytest.fail(f"ran {args.command}"))
+
+
+@pytest.mark.parametrize(
+    ("module", "entry", "first_step", "args"),
+    [
+        ("bench.runner", "run_bench", "missing_prerequisites", (SMOKE, Path("/nonexistent"))),
+        ("bench.cache.runner", "run_cache_bench", "missing_prerequisites", (None, Path("/n"))),
+        ("bench.corkcost", "measure", "mixes", (print, None)),
+        ("bench.metadata", "measure", "missing_prerequisites", (print, None)),
+    ],
+)
+def test_every_measuring_entry_point_waits_for_no_run(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    module: str,
+    entry: str,
+    first_step: str,
+    args: tuple[object, ...],
+) -> None:
+    # Whoever calls it (the CLI, a test): a run beside another is refused before its first step.
+    target = importlib.import_module(module)
+    monkeypatch.setattr(runlock, "LOCK", tmp_path / "run.lock")
+    monkeypatch.setattr(target, first_step, lambda *_a, **_k: pytest.fail(f"{entry} started"))
+    with (
+        runlock.exclusive("run"),
+        pytest.raises(BenchError, match=r"another bench run is going \(pid "),
+    ):
+        getattr(target, entry)(*args)
+
+
+def test_cleanup_waits_for_no_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runlock, "LOCK", tmp_path / "run.lock")
+    monkeypatch.setattr(bench.leftovers, "remove", lambda: pytest.fail("removed a live run's"))
     with runlock.exclusive("run"):
-        assert cli_main(["cork", "--rounds", "1"]) == 2
-    assert capsys.readouterr().err == (
-        f"bench: another bench run is going (pid {os.getpid()}, bench run): two runs at once "
-        "measure each other's load; wait for it to end, or stop it (Ctrl-C)\n"
-    )
+        assert cli_main(["cleanup"]) == 2
+    assert capsys.readouterr().err == f"bench: {_refused('cleanup', os.getpid())}\n"
+    monkeypatch.setattr(bench.leftovers, "remove", lambda: {"nginx": []})
+    assert cli_main(["cleanup"]) == 0  # no run going: what carries the marks is left over
 
 
 def test_an_unreadable_journal_is_reported_not_guessed(tmp_path: Path) -> None:
