@@ -1,6 +1,7 @@
-"""One measuring run at a time. Two runs share the two CPUs, the host's disk and its page cache,
-so each measures the other's load too (session 19: a run started beside another one saw its
-backing disk read at 0.0 MB/s and its hot file at a fifteenth of its rate alone)."""
+"""One measuring run at a time, and no cleanup during one. Two runs share the two CPUs, the
+host's disk and its page cache, so each measures the other's load too (session 19: a run started
+beside another one saw its backing disk read at 0.0 MB/s and its hot file at a fifteenth of its
+rate alone); a cleanup during a run would take its disks as leftovers."""
 
 from __future__ import annotations
 
