@@ -135,18 +135,69 @@ def test_busy_pool_threads_fit_the_memory_down_to_the_cores_floor() -> None:
     threads, because = _threads(_small_node(4, "256MiB"))
     assert threads == 8
     assert because.startswith(
-        "8 a worker fit memory (256.0 MiB) with 4 workers × 4 pools × 2.0 MiB a busy thread "
-        "(a sendfile chunk, or an answer if smaller); at least 8: 16 a core shared by the 4 "
-        "loops of 2 cores: every busy pool thread holds a transfer's pages"
+        "6 a worker fit 87% of memory (256.0 MiB) with 4 workers × 4 pools × 2.0 MiB a busy "
+        "thread (a sendfile chunk, or an answer if smaller); at least 8: 16 a core shared by the "
+        "4 loops of 2 cores: every busy pool thread holds a transfer's pages"
     )
-    assert _threads(_small_node(3, "256MiB"))[0] == 256 // (4 * 3 * 2) == 10
+    # 87% of 256 MiB is 222.7 MiB: 9 a worker x 4 x 3 x 2 MiB = 216 MiB
+    assert _threads(_small_node(3, "256MiB"))[0] == 9
     assert _threads(_small_node(6, "384MiB"))[0] == 8
-    # fitting would be 8, but 3 cores' floor shared by 4 loops is 12
+    # fitting would be 6, but 3 cores' floor shared by 4 loops is 12
     assert _threads(_small_node(4, "256MiB", cores=3))[0] == 12
+    # 445 MiB hold 13 a worker of 4 x 4 x 2 MiB, not 16
+    assert _threads(_small_node(4, "512MiB"))[0] == 13
     # where memory holds 16 a worker, or answers are smaller than a chunk, the floor stays
-    assert _threads(_small_node(4, "512MiB"))[0] == 16
+    assert _threads(_small_node(4, "1GiB"))[0] == 16
     smaller = _small_node(4, "256MiB", workload={"type": "origin", "avg_object_size": "256KiB"})
     assert _threads(smaller)[0] == 16
+
+
+def _chunk(data: dict[str, Any]) -> tuple[int, str]:
+    chunk = plan_of(data).sendfile_max_chunk
+    return chunk.value, chunk.because
+
+
+def test_the_chunk_halves_where_the_cores_floor_holds_more_threads_than_memory() -> None:
+    # 8 a worker x 4 workers x 4 pools = 128 busy threads: 256 MiB at 2m, 128 MiB at 1m
+    chunk, because = _chunk(_small_node(4, "256MiB"))
+    assert chunk == 1 << 20
+    assert because.startswith(
+        "128 busy pool threads × 1.0 MiB = 128.0 MiB, ≤ 87% of memory: the cores' floor keeps "
+        "the pools from fitting the memory with fewer threads, so each sends less at a time: "
+        "a transfer in flight holds"
+    )
+    assert _chunk(_small_node(6, "384MiB"))[0] == 1 << 20
+    # 12 disks: 384 threads x 1 MiB = 384 MiB does not fit, x 512 KiB does
+    assert _chunk(_small_node(12, "256MiB"))[0] == 512 << 10
+    # 24 disks: nothing down to the article's 512k fits; it keeps that, the least it holds
+    chunk, because = _chunk(_small_node(24, "256MiB"))
+    assert chunk == 512 << 10
+    assert because.startswith(
+        "768 busy pool threads × 512.0 KiB = 384.0 MiB, the least a chunk of at least 512.0 KiB "
+        "holds"
+    )
+    # 1 MiB answers: a 1m chunk holds what a 2m one does, so 12 disks go down to 512k
+    mib = _small_node(12, "256MiB", workload={"type": "origin", "avg_object_size": "1MiB"})
+    assert _chunk(mib)[0] == 512 << 10
+
+
+def test_the_chunk_stays_where_the_threads_fit_or_the_operator_chose() -> None:
+    # 9 a worker of 2 MiB fit (216 MiB of 256): the pooled 2m stays, its own reason
+    chunk, because = _chunk(_small_node(3, "256MiB"))
+    assert chunk == 2 << 20
+    assert because.startswith("every disk nginx reads has a pool")
+    # answers smaller than the 512k floor: a smaller chunk would hold no less
+    small = _small_node(24, "256MiB", workload={"type": "origin", "avg_object_size": "256KiB"})
+    assert _chunk(small)[0] == 2 << 20
+    # one loop a core: each pool keeps the article's 16, and the chunk its 2m
+    assert _chunk(_small_node(4, "256MiB", cores=12))[0] == 2 << 20
+    # the operator's chunk is kept; the operator's threads are fitted with a smaller chunk
+    chosen = plan_of(_small_node(4, "256MiB", tuning={"sendfile_max_chunk": "2MiB"}))
+    assert (chosen.sendfile_max_chunk.value, chosen.sendfile_max_chunk.overridden) == (
+        2 << 20,
+        True,
+    )
+    assert _chunk(_small_node(4, "256MiB", tuning={"threads_per_disk": 16}))[0] == 512 << 10
 
 
 def test_loops_that_are_not_the_plans_keep_the_whole_floor() -> None:
@@ -171,9 +222,16 @@ def test_pool_threads_fit_memory_or_sit_at_the_cores_floor(
     workers = plan_of(data).worker_processes.value
     assert isinstance(workers, int)
     floor = -(-16 * min(cores, workers) // workers)
-    fits = workers * disks * threads * (2 << 20) <= spec_from_mapping(data).node.memory
+    budget = spec_from_mapping(data).node.memory * 87 // 100
+    chunk = plan_of(data).sendfile_max_chunk.value
+    fits = workers * disks * threads * (2 << 20) <= budget
     assert threads >= floor
     assert fits or threads == floor
+    # where the plan's loops share the floor and it holds the threads, their chunks fit
+    # instead, down to the article's 512k
+    fits_in_chunks = workers * disks * threads * chunk <= budget
+    assert fits_in_chunks or chunk == 512 << 10 or workers == cores
+    assert chunk in (512 << 10, 1 << 20, 2 << 20)
     assert threads <= max(16, -(-128 // workers))
 
 

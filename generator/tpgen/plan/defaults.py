@@ -81,6 +81,11 @@ HDD_WORKER_THREADS = 16
 # 120 conns: 10 a worker 1.09x / 0.59x / 1.17x (16: 1.03x / 0.17x / 1.15x). Not below the
 # cores' floor: at 12 workers a pool sized for a fair share of memory queued the hot file behind
 # the busiest worker's cold reads (3-5 a worker: hot p99 2.3-6.2 s, bench session 16).
+# What the busy transfers may take: an eighth of memory stays for what open() and the hot files
+# need in it (inodes, dentries, the hot files' pages) and nginx itself. At the whole memory the
+# hot file still stalled (bench, session 19: 6 disks of 150 MiB/s, 384 MiB, 360 cold conns, 8 a
+# pool of 2m chunks, 100% of memory: the hot file stalled in 5 of 6 rounds).
+TRANSFER_MEMORY_PERCENT = 87
 POOL_MEMORY_BECAUSE = (
     "every busy pool thread holds a transfer's pages until its socket drains: beyond memory the "
     "transfers evict each other's read-ahead before it is sent and the hot file with it (bench, "
@@ -134,6 +139,16 @@ SENDFILE_POOLED_BECAUSE = (
     "none runs on the event loop (bench, 6 regime pairs, 2m against 512k in the same run, two "
     "runs: hot p99 at 12 workers 0.27-0.98x, with cold inodes 0.27x and 0.33x; hot req/s "
     "0.95-1.06x; cold MB/s 0.94-1.22x; 256k lost 0.62x hot req/s)"
+)
+# Where the cores' floor keeps the pools above what the memory holds at 2m, the chunk halves
+# instead, down to the article's 512k: a hot answer queues a few more times in its pool, where
+# evicting the hot file would stall it.
+CHUNK_MEMORY_BECAUSE = (
+    "a transfer in flight holds about a chunk of read-ahead until its socket drains (bench, 2 "
+    "cores, 4 loops, ÷ the article's per-disk layout: 6 disks, 384 MiB, 360 cold conns, 8 a "
+    "pool: at 2m the hot file stalled in 5 of 6 rounds, at 1m or 512k in none of 9, 1m 0.96x "
+    "its hot req/s, 0.91x its hot p99; 4 disks, 256 MiB, 200 cold conns, 512k: 1.00-1.08x and "
+    "0.83-0.91x in two runs)"
 )
 SENDFILE_LOOP_BECAUSE = (
     "a disk without a pool is read by sendfile() on the event loop: one call moves at most "

@@ -24,29 +24,17 @@ from tpgen.plan.defaults import (
     OUTPUT_BUFFER_COUNT,
     OUTPUT_BUFFER_VOD,
     SENDFILE,
-    SENDFILE_LOOP_BECAUSE,
-    SENDFILE_MAX_CHUNK,
-    SENDFILE_MAX_CHUNK_POOLED,
-    SENDFILE_POOLED_BECAUSE,
     TCP_NODELAY,
     TCP_NOPUSH_BECAUSE,
     TCP_NOPUSH_SMALL_BECAUSE,
 )
-from tpgen.plan.reads import needs_pool, readable
+from tpgen.plan.reads import readable
+from tpgen.plan.transfers import sendfile_max_chunk
 from tpgen.plan.types import Decision, pick
 from tpgen.plan.workers import worker_count
 from tpgen.spec.edge import version_tuple
 from tpgen.spec.model import NodeSpec
 from tpgen.spec.units import human_size
-
-
-def sendfile_max_chunk(spec: NodeSpec) -> Decision[int]:
-    """2m where every sendfile() runs in a pool, the article's 512k where one runs on the loop."""
-    read = [disk for disk in spec.disks if readable(spec, disk)]
-    chosen = spec.tuning.sendfile_max_chunk
-    if read and all(needs_pool(spec, disk) for disk in read):
-        return pick(chosen, SENDFILE_MAX_CHUNK_POOLED, SENDFILE_POOLED_BECAUSE)
-    return pick(chosen, SENDFILE_MAX_CHUNK, SENDFILE_LOOP_BECAUSE)
 
 
 def tcp_nopush(spec: NodeSpec) -> Decision[str]:

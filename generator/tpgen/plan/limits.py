@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from tpgen.errors import Problem, SpecError
-from tpgen.plan.pools import pool_threads, thread_limit
+from tpgen.plan.pools import thread_limit
 from tpgen.plan.reads import pool_count
+from tpgen.plan.transfers import pool_threads
 from tpgen.plan.types import Decision
 from tpgen.plan.workers import connections, nofile_limit, rlimit_nofile, slot_limit
 from tpgen.spec.model import NodeSpec

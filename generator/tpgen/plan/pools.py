@@ -1,63 +1,13 @@
-"""Thread pools: which disks get one, how many threads, and the node's thread budget."""
+"""Thread pools: which disks get one, and the node's thread budget (their threads: transfers)."""
 
 from __future__ import annotations
 
-import math
-
 from tpgen.errors import Problem, problem
-from tpgen.plan.cache import object_size
-from tpgen.plan.defaults import (
-    HDD_INFLIGHT,
-    HDD_MAX_QUEUE,
-    HDD_THREADS_BECAUSE,
-    HDD_WORKER_THREADS,
-    INFLIGHT_MEMORY_PERCENT,
-    POOL_MEMORY_BECAUSE,
-    THREAD_BUDGET,
-)
-from tpgen.plan.io import sendfile_max_chunk
-from tpgen.plan.reads import needs_pool, pool_count, readable
+from tpgen.plan.defaults import HDD_MAX_QUEUE, THREAD_BUDGET
+from tpgen.plan.reads import needs_pool, readable
 from tpgen.plan.types import Decision, ThreadPool, pick
 from tpgen.plan.workers import worker_count
 from tpgen.spec.model import Disk, NodeSpec
-from tpgen.spec.units import human_size
-
-
-def pool_threads(spec: NodeSpec) -> Decision[int]:
-    """Per worker: its share of each HDD's budget of reads in flight, across all workers, within
-    what the node's memory holds while every pool thread is busy."""
-    workers = worker_count(spec)
-    pools = max(1, pool_count(spec))
-    chunk = sendfile_max_chunk(spec).value
-    by_memory = spec.node.memory * INFLIGHT_MEMORY_PERCENT // 100 // (pools * chunk)
-    inflight = max(1, min(HDD_INFLIGHT, by_memory))
-    share = max(HDD_WORKER_THREADS, math.ceil(inflight / workers))
-    because = (
-        f"{inflight} reads in flight per HDD across all workers (≤ {HDD_INFLIGHT}, and "
-        f"{pools} disks × {inflight} × {human_size(chunk)} ≤ {INFLIGHT_MEMORY_PERCENT}% of "
-        f"memory), ÷ {workers} workers, at least {HDD_WORKER_THREADS}: " + HDD_THREADS_BECAUSE
-    )
-    pinned = min(chunk, object_size(spec))
-    fitting = spec.node.memory // (workers * pools * pinned)
-    floor = cores_floor(spec, workers)
-    if fitting < share and floor < share:
-        share = max(floor, fitting)
-        because = (
-            f"{fitting} a worker fit memory ({human_size(spec.node.memory)}) with {workers} "
-            f"workers × {pools} pools × {human_size(pinned)} a busy thread (a sendfile chunk, or "
-            f"an answer if smaller); at least {floor}: {HDD_WORKER_THREADS} a core shared by the "
-            f"{workers} loops of {spec.node.cores} cores: " + POOL_MEMORY_BECAUSE
-        )
-    return pick(spec.tuning.threads_per_disk, share, because)
-
-
-def cores_floor(spec: NodeSpec, workers: int) -> int:
-    """The fewest threads a worker's pool gets: HDD_WORKER_THREADS, shared by the event loops
-    the plan added beyond one a core (they exist to keep a loop free of open(), not to read
-    more); loops the operator set each keep the whole floor."""
-    if spec.tuning.worker_processes is not None or workers <= spec.node.cores:
-        return HDD_WORKER_THREADS
-    return math.ceil(HDD_WORKER_THREADS * spec.node.cores / workers)
 
 
 def thread_limit(
