@@ -88,8 +88,9 @@ def mixes(reconnect_every: int, think_ms: int, keys: Sequence[str] = MIX_KEYS) -
 def config(nopush: str, workers: int, prefix: Path, port: int, *, pooled: bool = True) -> str:
     """tpgen's socket settings for a pooled disk (plan/io.py), or with `pooled` False for a node
     whose sendfile() runs on the event loop (no pool, its chunk); only tcp_nopush varies. The
-    pool gets tpgen's floor of threads a worker: with no cold transfer in it, the memory cap
-    that lowers a small node's pools (plan/pools.py) has nothing to hold."""
+    pool gets tpgen's floor of threads a worker and its 2m chunk: with no cold transfer in it,
+    the memory cap that lowers a small node's threads and chunk (plan/transfers.py) has nothing
+    to hold."""
     user = "user root;\n" if os.geteuid() == 0 else ""
     pool = f"thread_pool hot threads={HDD_WORKER_THREADS};\n" if pooled else ""
     chunk = SENDFILE_MAX_CHUNK_POOLED if pooled else SENDFILE_MAX_CHUNK

@@ -197,7 +197,9 @@ def test_the_chunk_stays_where_the_threads_fit_or_the_operator_chose() -> None:
         2 << 20,
         True,
     )
-    assert _chunk(_small_node(4, "256MiB", tuning={"threads_per_disk": 16}))[0] == 512 << 10
+    chunk, because = _chunk(_small_node(4, "256MiB", tuning={"threads_per_disk": 16}))
+    assert chunk == 512 << 10
+    assert "128.0 MiB, ≤ 87% of memory: the threads set in tuning keep the pools" in because
 
 
 def test_loops_that_are_not_the_plans_keep_the_whole_floor() -> None:

@@ -72,10 +72,12 @@ def test_the_cork_arm_carries_tpgens_socket_settings_for_the_bench_node(
 ) -> None:
     tpgen = _directives(_bench_node_conf(tmp_path, workers, memory))
     cork = _directives(config("on", workers, tmp_path, 29000))
-    # The cork's one pool holds no cold transfer, so it keeps the 16 a worker that tpgen's plan
-    # lowers only where its busy threads' chunks would outgrow a small node's memory.
+    # The cork's one pool holds no cold transfer, so it keeps the 16 a worker and the 2m chunk
+    # that tpgen's plan lowers only where its busy threads' chunks would outgrow a small node's
+    # memory.
     if memory < 1 << 30:
         assert int(tpgen.pop("threads")) < int(cork.pop("threads")) == 16
+        assert int(tpgen.pop("sendfile_max_chunk")) < int(cork.pop("sendfile_max_chunk")) == 2 << 20
     assert cork == tpgen
 
 

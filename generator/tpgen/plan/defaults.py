@@ -83,8 +83,11 @@ HDD_WORKER_THREADS = 16
 # the busiest worker's cold reads (3-5 a worker: hot p99 2.3-6.2 s, bench session 16).
 # What the busy transfers may take: an eighth of memory stays for what open() and the hot files
 # need in it (inodes, dentries, the hot files' pages) and nginx itself. At the whole memory the
-# hot file still stalled (bench, session 19: 6 disks of 150 MiB/s, 384 MiB, 360 cold conns, 8 a
-# pool of 2m chunks, 100% of memory: the hot file stalled in 5 of 6 rounds).
+# hot file still stalled (bench, sessions 19-20: 6 disks of 150 MiB/s, 384 MiB, 360 cold conns,
+# 8 a pool of 2m chunks, 100 % of memory: 6 of 15 rounds). The regimes it moves: fast-disk at 2
+# workers 9 a pool (was 10; ÷ the article's layout 1.05 / 0.68 / 1.07 / 1.30 hot req/s, hot
+# p99, total and cold MB/s, 10 in the same run 1.07 / 0.49 / 1.09 / 1.30), cold-metadata 13
+# (was 16; 6.51 / 0.48 / 5.90 / 1.18).
 TRANSFER_MEMORY_PERCENT = 87
 POOL_MEMORY_BECAUSE = (
     "every busy pool thread holds a transfer's pages until its socket drains: beyond memory the "
@@ -141,14 +144,19 @@ SENDFILE_POOLED_BECAUSE = (
     "0.95-1.06x; cold MB/s 0.94-1.22x; 256k lost 0.62x hot req/s)"
 )
 # Where the cores' floor keeps the pools above what the memory holds at 2m, the chunk halves
-# instead, down to the article's 512k: a hot answer queues a few more times in its pool, where
-# evicting the hot file would stall it.
+# instead, down to the article's 512k: a hot answer queues a few more times in its pool and the
+# disks read shorter runs, where evicting the hot file would stall it for whole seconds. Bench
+# (issue 10, sessions 19-20, 2 cores, 4 loops, 8 a pool, ÷ the article's per-disk layout):
+# 6 disks of 150 MiB/s, 384 MiB, 360 cold conns: at 2m the hot file stalled (< 100 req/s) in 6
+# of 15 rounds, at 1m in none of 12, 1m's medians 0.93-1.20x the hot req/s in four runs (2m
+# 0.08-1.20x); 1m costs 2m's hot p99 (0.60-1.50x against 0.23-0.56x where 2m did not stall)
+# and ~30 % of its cold MB/s (1.00-1.14x against 1.38-1.54x). 4 disks, 256 MiB, 200 cold
+# conns: both stalled in 1 of 9 rounds, every arm's hot rate swings there.
 CHUNK_MEMORY_BECAUSE = (
     "a transfer in flight holds about a chunk of read-ahead until its socket drains (bench, 2 "
-    "cores, 4 loops, ÷ the article's per-disk layout: 6 disks, 384 MiB, 360 cold conns, 8 a "
-    "pool: at 2m the hot file stalled in 5 of 6 rounds, at 1m or 512k in none of 9, 1m 0.96x "
-    "its hot req/s, 0.91x its hot p99; 4 disks, 256 MiB, 200 cold conns, 512k: 1.00-1.08x and "
-    "0.83-0.91x in two runs)"
+    "cores, 4 loops, 6 disks, 384 MiB, 360 cold conns, 8 a pool: at 2m the hot file stalled in "
+    "6 of 15 rounds, at 1m in none of 12, with 0.93-1.20x the article's hot req/s and "
+    "1.00-1.14x its cold MB/s)"
 )
 SENDFILE_LOOP_BECAUSE = (
     "a disk without a pool is read by sendfile() on the event loop: one call moves at most "

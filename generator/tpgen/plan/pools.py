@@ -1,4 +1,5 @@
-"""Thread pools: which disks get one, and the node's thread budget (their threads: transfers)."""
+"""Thread pools: which disks get one, their queue and the node's thread budget (the threads a
+pool gets: plan/transfers.py)."""
 
 from __future__ import annotations
 

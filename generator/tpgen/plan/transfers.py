@@ -74,8 +74,9 @@ def transfers(spec: NodeSpec) -> Transfers:
     )
     if chunk.overridden:
         return Transfers(threads, chunk)
+    held = "the threads set in tuning keep" if threads.overridden else "the cores' floor keeps"
     busy = threads.value * workers * pools
-    return Transfers(threads, _fitted_chunk(chunk, busy, size, budget))
+    return Transfers(threads, _fitted_chunk(chunk, busy, size, budget, held))
 
 
 def first_chunk(spec: NodeSpec) -> Decision[int]:
@@ -87,9 +88,11 @@ def first_chunk(spec: NodeSpec) -> Decision[int]:
     return pick(chosen, SENDFILE_MAX_CHUNK, SENDFILE_LOOP_BECAUSE)
 
 
-def _fitted_chunk(chunk: Decision[int], busy: int, size: int, budget: int) -> Decision[int]:
+def _fitted_chunk(
+    chunk: Decision[int], busy: int, size: int, budget: int, held: str
+) -> Decision[int]:
     """The largest halving of `chunk`, down to the article's 512k, whose `busy` transfers fit
-    `budget`; where none does, the smallest that holds the least."""
+    `budget`; where none does, the largest that holds the least."""
     candidates = []
     value = chunk.value
     while value >= SENDFILE_MAX_CHUNK:
@@ -108,8 +111,8 @@ def _fitted_chunk(chunk: Decision[int], busy: int, size: int, budget: int) -> De
     return Decision(
         chosen,
         f"{busy} busy pool threads × {human_size(min(chosen, size))} = "
-        f"{human_size(busy * min(chosen, size))}, {why}: the cores' floor keeps the pools "
-        "from fitting the memory with fewer threads, so each sends less at a time: "
+        f"{human_size(busy * min(chosen, size))}, {why}: {held} the pools from "
+        "fitting the memory with fewer threads, so each sends less at a time: "
         + CHUNK_MEMORY_BECAUSE,
     )
 
