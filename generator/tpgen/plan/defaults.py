@@ -84,10 +84,11 @@ HDD_WORKER_THREADS = 16
 # What the busy transfers may take: an eighth of memory stays for what open() and the hot files
 # need in it (inodes, dentries, the hot files' pages) and nginx itself. At the whole memory the
 # hot file still stalled (bench, sessions 19-20: 6 disks of 150 MiB/s, 384 MiB, 360 cold conns,
-# 8 a pool of 2m chunks, 100 % of memory: 6 of 15 rounds). The regimes it moves: fast-disk at 2
-# workers 9 a pool (was 10; ÷ the article's layout 1.05 / 0.68 / 1.07 / 1.30 hot req/s, hot
-# p99, total and cold MB/s, 10 in the same run 1.07 / 0.49 / 1.09 / 1.30), cold-metadata 13
-# (was 16; 6.51 / 0.48 / 5.90 / 1.18).
+# 8 a pool of 2m chunks, 100 % of memory: 6 of 15 rounds). The regimes it moves, at 2 workers
+# (÷ the article's layout, hot req/s / hot p99 / total / cold MB/s, the old count in the same
+# run): fast-disk 9 a pool, 1.05 / 0.68 / 1.07 / 1.30 and 1.00 / 0.74 / 1.03 / 1.25 (10: 1.07 /
+# 0.49 / 1.09 / 1.30 and 0.97 / 1.25 / 0.99 / 1.25); cold-metadata 13, 1.57 / 0.24 / 1.55 /
+# 1.20 (16: 1.57 / 1.01 / 1.56 / 1.18).
 TRANSFER_MEMORY_PERCENT = 87
 POOL_MEMORY_BECAUSE = (
     "every busy pool thread holds a transfer's pages until its socket drains: beyond memory the "
