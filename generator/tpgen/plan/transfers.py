@@ -57,8 +57,9 @@ def transfers(spec: NodeSpec) -> Transfers:
         f"memory), ÷ {workers} workers, at least {HDD_WORKER_THREADS}: " + HDD_THREADS_BECAUSE
     )
     size = object_size(spec)
+    pinned = min(chunk.value, size)  # what a busy thread holds: a chunk, or a smaller answer
     budget = spec.node.memory * TRANSFER_MEMORY_PERCENT // 100
-    fitting = budget // (workers * pools * min(chunk.value, size))
+    fitting = budget // (workers * pools * pinned)
     floor = cores_floor(spec, workers)
     if not (fitting < share and floor < share):
         return Transfers(pick(spec.tuning.threads_per_disk, share, because), chunk)
@@ -68,7 +69,7 @@ def transfers(spec: NodeSpec) -> Transfers:
         share,
         f"{fitting} a worker fit {TRANSFER_MEMORY_PERCENT}% of memory "
         f"({human_size(spec.node.memory)}) with {workers} workers × {pools} pools × "
-        f"{human_size(min(chunk.value, size))} a busy thread (a sendfile chunk, or an answer if "
+        f"{human_size(pinned)} a busy thread (a sendfile chunk, or an answer if "
         f"smaller); at least {floor}: {HDD_WORKER_THREADS} a core shared by the {workers} loops "
         f"of {spec.node.cores} cores: " + POOL_MEMORY_BECAUSE,
     )
@@ -98,20 +99,20 @@ def _fitted_chunk(
     while value >= SENDFILE_MAX_CHUNK:
         candidates.append(value)
         value //= 2
-    fitting = [value for value in candidates if busy * min(value, size) <= budget]
+    holds = {value: busy * min(value, size) for value in candidates}
+    fitting = [value for value in candidates if holds[value] <= budget]
     if fitting:
         chosen = fitting[0]
         why = f"≤ {TRANSFER_MEMORY_PERCENT}% of memory"
     else:
-        least = busy * min(candidates[-1], size)
-        chosen = next(value for value in candidates if busy * min(value, size) == least)
+        chosen = next(value for value in candidates if holds[value] == holds[candidates[-1]])
         why = f"the least a chunk of at least {human_size(SENDFILE_MAX_CHUNK)} holds"
     if chosen == chunk.value:
         return chunk
     return Decision(
         chosen,
         f"{busy} busy pool threads × {human_size(min(chosen, size))} = "
-        f"{human_size(busy * min(chosen, size))}, {why}: {held} the pools from "
+        f"{human_size(holds[chosen])}, {why}: {held} the pools from "
         "fitting the memory with fewer threads, so each sends less at a time: "
         + CHUNK_MEMORY_BECAUSE,
     )
