@@ -16,7 +16,7 @@ from typing import Any
 
 from tpgen.api import short_size
 
-from bench import armset
+from bench import armset, runlock
 from bench.load import LoadResult
 from bench.report import (
     REFERENCES,
@@ -101,6 +101,7 @@ def plan(names: Sequence[str], workers: Sequence[int]) -> list[tuple[str, int]]:
     return [(name, count) for name in names for count in workers]
 
 
+@runlock.holds_the_lock("run --regimes")  # from the first pair to the summary: no run between
 def run_regimes(
     pairs: Sequence[tuple[str, int, Settings]],
     out_dir: Path,

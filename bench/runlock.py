@@ -1,7 +1,8 @@
 """One measuring run at a time, and no cleanup during one. Two runs share the two CPUs, the
 host's disk and its page cache, so each measures the other's load too (session 19: a run started
 beside another one saw its backing disk read at 0.0 MB/s and its hot file at a fifteenth of its
-rate alone); a cleanup during a run would take its disks as leftovers."""
+rate alone); a cleanup during a run would take its disks as leftovers. A run is a process: what
+one entry point calls while holding the lock (each pair of `run --regimes`) is part of its run."""
 
 from __future__ import annotations
 
@@ -18,12 +19,20 @@ from bench.system import BenchError
 
 LOCK = BENCH_ROOT / "run.lock"
 
+# Lock files this process holds: flock() locks an open file, so a second open() of one in the
+# same process would be refused like another run's.
+_held: set[Path] = set()
+
 
 @contextmanager
 def exclusive(command: str, lock: Path | None = None) -> Iterator[None]:
     """Hold the bench's run lock while the block runs, or refuse: another run holds it. The
-    kernel drops the lock with its holder, so a killed run never leaves it taken."""
+    kernel drops the lock with its holder, so a killed run never leaves it taken; within the
+    holder the block runs as part of the same run."""
     path = lock or LOCK
+    if path in _held:
+        yield
+        return
     path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
     with path.open("a+", encoding="utf-8") as held:
         try:
@@ -40,9 +49,11 @@ def exclusive(command: str, lock: Path | None = None) -> Iterator[None]:
         held.truncate()
         held.write(f"pid {os.getpid()}, bench {command}\n")
         held.flush()
+        _held.add(path)
         try:
             yield
         finally:
+            _held.discard(path)
             held.truncate(0)
 
 

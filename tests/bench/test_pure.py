@@ -10,6 +10,8 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +19,8 @@ import pytest
 from tpgen.api import load_plan
 
 import bench.leftovers
+import bench.regimes
+import bench.runner
 from bench import runlock
 from bench.arms import Arm, perdisk_conf, relocate, round_order, single_root_conf, substitute
 from bench.armset import edited
@@ -38,7 +42,7 @@ from bench.cli import (
 from bench.leftovers import journals, restore_journals
 from bench.load import Load, LoadResult, parse_summary
 from bench.output import progress_line, write
-from bench.regimes import Combo, load_pair, plan, replaced, summary
+from bench.regimes import Combo, load_pair, plan, replaced, run_regimes, summary
 from bench.report import goals, stalled_trials, table
 from bench.runner import Outcome, Setup, _rounds
 from bench.settings import (
@@ -48,6 +52,7 @@ from bench.settings import (
     SMOKE,
     SMOKE_REGIMES,
     DiskModel,
+    Settings,
     smoke_regime,
 )
 from bench.sysctls import (
@@ -506,7 +511,9 @@ def test_each_round_starts_one_arm_later_and_runs_every_arm_once() -> None:
     assert round_order([], 3) == []
 
 
-def _rounds_with_a_failing_trial(tmp_path: Path, failing_round: int) -> tuple[list, list[str]]:
+def _rounds_with_a_failing_trial(
+    tmp_path: Path, failing_round: int
+) -> tuple[list[TrialResult], list[str]]:
     arms = [Arm(name, tmp_path / f"{name}.conf", True, name) for name in ("tpgen", "perdisk")]
     setup = Setup("run", tmp_path, [], None, {}, arms, 29000)  # type: ignore[arg-type]
 
@@ -697,17 +704,103 @@ def _refused(command: str, pid: int) -> str:
     )
 
 
+# Another process holding the run lock until the block ends: a run is a process.
+_HOLD_THE_LOCK = """\
+import sys
+from pathlib import Path
+from bench import runlock
+with runlock.exclusive(sys.argv[2], Path(sys.argv[1])):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+@contextmanager
+def _held_by_another_run(lock: Path, command: str = "run") -> Iterator[int]:
+    child = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_THE_LOCK, str(lock), command],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        assert child.stdout.readline() == "held\n"
+        yield child.pid
+    finally:
+        child.stdin.close()
+        assert child.wait(timeout=30) == 0
+
+
+def _lock_taken_elsewhere(lock: Path) -> bool:
+    probe = "import fcntl, sys\nfcntl.flock(open(sys.argv[1], 'a+'), fcntl.LOCK_EX | fcntl.LOCK_NB)"
+    return subprocess.run([sys.executable, "-c", probe, str(lock)], check=False).returncode != 0
+
+
 def test_one_run_holds_the_lock_at_a_time(tmp_path: Path) -> None:
     lock = tmp_path / "run.lock"
-    with runlock.exclusive("run", lock):
-        assert lock.read_text() == f"pid {os.getpid()}, bench run\n"
+    with _held_by_another_run(lock) as other:
+        assert lock.read_text() == f"pid {other}, bench run\n"
         with (
-            pytest.raises(BenchError, match=re.escape(_refused("cork", os.getpid()))),
+            pytest.raises(BenchError, match=re.escape(_refused("cork", other))),
             runlock.exclusive("cork", lock),
         ):
             pass
-    with runlock.exclusive("cork", lock):  # released with its block
-        pass
+    with runlock.exclusive("cork", lock):  # released with its holder
+        assert lock.read_text() == f"pid {os.getpid()}, bench cork\n"
+        assert _lock_taken_elsewhere(lock)
+    assert not _lock_taken_elsewhere(lock)
+
+
+def test_what_a_run_calls_is_part_of_its_run(tmp_path: Path) -> None:
+    lock = tmp_path / "run.lock"
+    with runlock.exclusive("run --regimes", lock):
+        with runlock.exclusive("run", lock):  # a pair of the regimes: not refused
+            assert _lock_taken_elsewhere(lock)
+        # the pair ended, the run did not: its lock is still taken, by the same holder
+        assert _lock_taken_elsewhere(lock)
+        assert lock.read_text() == f"pid {os.getpid()}, bench run --regimes\n"
+    assert not _lock_taken_elsewhere(lock)
+
+
+def test_the_regimes_hold_the_lock_from_the_first_pair_to_the_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # session 20: each pair took the lock of its own, and a cleanup slipped in between two
+    monkeypatch.setattr(runlock, "LOCK", tmp_path / "run.lock")
+    seen = []
+
+    def pair(settings: Settings, out: Path, **_kwargs: object) -> Outcome:
+        seen.append((out.name, _lock_taken_elsewhere(runlock.LOCK), runlock.LOCK.read_text()))
+        raise BenchError("measured nothing")
+
+    monkeypatch.setattr(bench.regimes, "run_bench", pair)
+    pairs = [("baseline", 2, SMOKE), ("fast-disk", 2, SMOKE)]
+    with pytest.raises(BenchError, match="no regime could be measured"):
+        run_regimes(pairs, tmp_path, log=lambda _line: None)
+    holder = f"pid {os.getpid()}, bench run --regimes\n"
+    assert seen == [("baseline-w2", True, holder), ("fast-disk-w2", True, holder)]
+    assert not _lock_taken_elsewhere(runlock.LOCK)
+
+
+def test_each_pair_of_the_regimes_runs_inside_their_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the real run_bench, which takes the lock itself, is not refused by the run around it
+    monkeypatch.setattr(runlock, "LOCK", tmp_path / "run.lock")
+
+    def stop(*_args: object, **_kwargs: object) -> list[str]:
+        raise BenchError("prerequisites checked")
+
+    monkeypatch.setattr(bench.runner, "missing_prerequisites", stop)
+    pairs = [("baseline", 2, SMOKE), ("fast-disk", 2, SMOKE)]
+    with pytest.raises(BenchError) as raised:
+        run_regimes(pairs, tmp_path, log=lambda _line: None)
+    assert str(raised.value) == (
+        "no regime could be measured: baseline w2: not measured: prerequisites checked; "
+        "fast-disk w2: not measured: prerequisites checked"
+    )
 
 
 @pytest.mark.parametrize(
@@ -717,6 +810,7 @@ def test_one_run_holds_the_lock_at_a_time(tmp_path: Path) -> None:
         ("bench.cache.runner", "run_cache_bench", "missing_prerequisites", (None, Path("/n"))),
         ("bench.corkcost", "measure", "mixes", (print, None)),
         ("bench.metadata", "measure", "missing_prerequisites", (print, None)),
+        ("bench.regimes", "run_regimes", "run_bench", ([("baseline", 2, SMOKE)], Path("/n"))),
     ],
 )
 def test_every_measuring_entry_point_waits_for_no_run(
@@ -732,7 +826,7 @@ def test_every_measuring_entry_point_waits_for_no_run(
     monkeypatch.setattr(runlock, "LOCK", tmp_path / "run.lock")
     monkeypatch.setattr(target, first_step, lambda *_a, **_k: pytest.fail(f"{entry} started"))
     with (
-        runlock.exclusive("run"),
+        _held_by_another_run(runlock.LOCK),
         pytest.raises(BenchError, match=r"another bench run is going \(pid "),
     ):
         getattr(target, entry)(*args)
@@ -743,9 +837,9 @@ def test_cleanup_waits_for_no_run(
 ) -> None:
     monkeypatch.setattr(runlock, "LOCK", tmp_path / "run.lock")
     monkeypatch.setattr(bench.leftovers, "remove", lambda: pytest.fail("removed a live run's"))
-    with runlock.exclusive("run"):
+    with _held_by_another_run(runlock.LOCK) as other:
         assert cli_main(["cleanup"]) == 2
-    assert capsys.readouterr().err == f"bench: {_refused('cleanup', os.getpid())}\n"
+    assert capsys.readouterr().err == f"bench: {_refused('cleanup', other)}\n"
     monkeypatch.setattr(bench.leftovers, "remove", lambda: {"nginx": []})
     assert cli_main(["cleanup"]) == 0  # no run going: what carries the marks is left over
 
