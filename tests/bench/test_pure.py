@@ -764,6 +764,9 @@ def test_what_a_run_calls_is_part_of_its_run(tmp_path: Path) -> None:
     assert not _lock_taken_elsewhere(lock)
 
 
+_TWO_PAIRS = [("baseline", 2, SMOKE), ("fast-disk", 2, SMOKE)]
+
+
 def test_the_regimes_hold_the_lock_from_the_first_pair_to_the_last(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -776,9 +779,8 @@ def test_the_regimes_hold_the_lock_from_the_first_pair_to_the_last(
         raise BenchError("measured nothing")
 
     monkeypatch.setattr(bench.regimes, "run_bench", pair)
-    pairs = [("baseline", 2, SMOKE), ("fast-disk", 2, SMOKE)]
     with pytest.raises(BenchError, match="no regime could be measured"):
-        run_regimes(pairs, tmp_path, log=lambda _line: None)
+        run_regimes(_TWO_PAIRS, tmp_path, log=lambda _line: None)
     holder = f"pid {os.getpid()}, bench run --regimes\n"
     assert seen == [("baseline-w2", True, holder), ("fast-disk-w2", True, holder)]
     assert not _lock_taken_elsewhere(runlock.LOCK)
@@ -794,9 +796,8 @@ def test_each_pair_of_the_regimes_runs_inside_their_lock(
         raise BenchError("prerequisites checked")
 
     monkeypatch.setattr(bench.runner, "missing_prerequisites", stop)
-    pairs = [("baseline", 2, SMOKE), ("fast-disk", 2, SMOKE)]
     with pytest.raises(BenchError) as raised:
-        run_regimes(pairs, tmp_path, log=lambda _line: None)
+        run_regimes(_TWO_PAIRS, tmp_path, log=lambda _line: None)
     assert str(raised.value) == (
         "no regime could be measured: baseline w2: not measured: prerequisites checked; "
         "fast-disk w2: not measured: prerequisites checked"

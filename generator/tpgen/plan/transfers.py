@@ -99,20 +99,20 @@ def _fitted_chunk(
     while value >= SENDFILE_MAX_CHUNK:
         candidates.append(value)
         value //= 2
-    holds = {value: busy * min(value, size) for value in candidates}
-    fitting = [value for value in candidates if holds[value] <= budget]
+    pinned = {value: min(value, size) for value in candidates}  # what a busy thread holds
+    fitting = [value for value in candidates if busy * pinned[value] <= budget]
     if fitting:
         chosen = fitting[0]
         why = f"≤ {TRANSFER_MEMORY_PERCENT}% of memory"
     else:
-        chosen = next(value for value in candidates if holds[value] == holds[candidates[-1]])
+        chosen = next(value for value in candidates if pinned[value] == pinned[candidates[-1]])
         why = f"the least a chunk of at least {human_size(SENDFILE_MAX_CHUNK)} holds"
     if chosen == chunk.value:
         return chunk
     return Decision(
         chosen,
-        f"{busy} busy pool threads × {human_size(min(chosen, size))} = "
-        f"{human_size(holds[chosen])}, {why}: {held} the pools from "
+        f"{busy} busy pool threads × {human_size(pinned[chosen])} = "
+        f"{human_size(busy * pinned[chosen])}, {why}: {held} the pools from "
         "fitting the memory with fewer threads, so each sends less at a time: "
         + CHUNK_MEMORY_BECAUSE,
     )
