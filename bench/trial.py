@@ -38,6 +38,8 @@ class TrialResult:
     # the busiest worker's connections ÷ the workers' mean, median of the trial's samples
     worker_spread: float | None = None
     send_queue_peak: int | None = None  # bytes in the loads' send queues at most, at once
+    # bytes read from each disk (by name): which disks a round's cold load favoured
+    disk_bytes_each: dict[str, int] = field(default_factory=dict)
 
     def stalled_loads(self) -> list[str]:
         """The loads whose wrk had to be killed (bench.load.LoadResult.stall)."""
@@ -59,6 +61,16 @@ class TrialResult:
     @property
     def total_mbps(self) -> float:
         return self.hot.mbps + (self.cold.mbps if self.cold else 0.0)
+
+
+def reads_between(
+    names: list[str], before: list[tuple[int, int]], after: list[tuple[int, int]]
+) -> dict[str, tuple[int, int]]:
+    """Each disk's (read I/Os, bytes read) between two samples of its counters."""
+    return {
+        name: (then[0] - now[0], then[1] - now[1])
+        for name, now, then in zip(names, before, after, strict=True)
+    }
 
 
 def limited_cgroup(name: str, disks: list[LoopDisk], settings: Settings) -> Cgroup:
@@ -198,17 +210,19 @@ def run_trial(
                 (logs / f"{tag}-nginx.txt").write_text(nginx.output())
                 if (prefix / "error.log").exists():
                     shutil.copy(prefix / "error.log", logs / f"{tag}-error.log")
+    reads = reads_between([disk.name for disk in disks], before, after)
     return TrialResult(
         arm=arm.name,
         round=round_no,
         hot=hot_result,
         cold=cold_result,
         seconds=seconds,
-        disk_bytes=sum(a[1] - b[1] for a, b in zip(after, before, strict=True)),
-        disk_ios=sum(a[0] - b[0] for a, b in zip(after, before, strict=True)),
+        disk_bytes=sum(read[1] for read in reads.values()),
+        disk_ios=sum(read[0] for read in reads.values()),
         memory_peak=peak,
         problems=problems,
         other_cpu=cpu.others_share(),
         worker_spread=sockets.spread(),
         send_queue_peak=sockets.send_queue_peak(),
+        disk_bytes_each={name: read[1] for name, read in reads.items()},
     )

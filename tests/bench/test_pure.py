@@ -65,7 +65,7 @@ from bench.sysctls import (
     read_ahead,
 )
 from bench.system import BenchError
-from bench.trial import TrialResult
+from bench.trial import TrialResult, reads_between
 
 ROOT = Path(__file__).resolve().parents[2]
 WRK_OUTPUT = """Running 1s test @ http://127.0.0.1:29000/files/hot.bin
@@ -497,6 +497,29 @@ def test_summary_reads_the_pairs_a_run_left(tmp_path: Path) -> None:
     text, ok = summary([combo], ["tpgen"])
     assert re.search(r"^fast-disk +12  tpgen ÷ perdisk +3\.00 +0\.50 ", text, re.MULTILINE), text
     assert ok
+
+
+def test_a_trial_keeps_what_it_read_from_each_disk() -> None:
+    reads = reads_between(["d1", "d2"], [(10, 4096), (7, 0)], [(15, 8192), (7, 512)])
+    assert reads == {"d1": (5, 4096), "d2": (0, 512)}
+    with pytest.raises(ValueError):
+        reads_between(["d1"], [(0, 0)], [(0, 0), (1, 1)])
+
+
+def test_the_reads_of_each_disk_survive_results_json_and_older_runs_still_load(
+    tmp_path: Path,
+) -> None:
+    settings = REGIMES["baseline"].apply(REGIME_BASE, 2)
+    trial = replace(_trial("tpgen", 1, 300, 400, 80), disk_bytes_each={"d1": 7, "d2": 9})
+    pair = tmp_path / "baseline-w2"
+    pair.mkdir()
+    write(pair, "header", replace(settings, plot=False), [], [trial], ["tpgen"])
+    assert load_pair(pair).outcome.results[0].disk_bytes_each == {"d1": 7, "d2": 9}
+    # results.json written before the field existed
+    data = json.loads((pair / "results.json").read_text())
+    del data["trials"][0]["disk_bytes_each"]
+    (pair / "results.json").write_text(json.dumps(data))
+    assert load_pair(pair).outcome.results[0].disk_bytes_each == {}
 
 
 def test_each_round_starts_one_arm_later_and_runs_every_arm_once() -> None:

@@ -121,6 +121,9 @@ def test_smoke_measures_every_regime_and_arm_and_cleans_up(
                 # load; bytes moved show that the arm served the cold load.
                 assert trial["cold"]["bytes"] > 0, trial
                 assert trial["disk_bytes"] > 0, trial
+            # each disk's reads, named as the run's disks, add up to the trial's
+            assert sum(trial["disk_bytes_each"].values()) == trial["disk_bytes"], trial
+            assert all(re.fullmatch(r"d\d+", name) for name in trial["disk_bytes_each"]), trial
     summary = (tmp_path / "summary.txt").read_text()
     for regime, workers in (
         ("baseline", 2),
