@@ -24,6 +24,7 @@ from bench.regimes import load_pair, plan, run_regimes, write_summary
 from bench.runner import run_bench
 from bench.settings import (
     FULL,
+    MAX_ROUNDS,
     REGIME_BASE,
     REGIME_WORKERS,
     REGIMES,
@@ -76,7 +77,8 @@ def _whole(what: str, high: int, example: int, low: int = 1) -> Callable[[str], 
 _think_ms = _whole("whole milliseconds", 10_000, 100)
 _every = _whole("a whole count", 100_000, 10)
 _connections = _whole("a whole count of connections", 10_000, 240)
-_rounds = _whole("rounds", 100, 6)
+_rounds = _whole("rounds", MAX_ROUNDS, 6)
+_cold_seed = _whole("a whole seed", 1_000_000, 7, low=0)
 # wrk takes whole seconds
 _seconds = _whole("whole seconds", 3600, 10)
 _disks = _whole("a whole count of disks", 32, 6)
@@ -378,6 +380,14 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "thread close their connection, so the kernel places the new one on a worker waiting "
         "then (default: wrk keeps every connection for the whole trial)",
     )
+    run.add_argument(
+        "--cold-seed",
+        type=_cold_seed,
+        metavar="S",
+        help=f"other cold loads: round N's random sequence is seeded S x {MAX_ROUNDS} + N "
+        "(default 0: seeded N, the same loads in every run); each round's load is the same for "
+        "every arm",
+    )
 
 
 _REPLACES = "replaces a regime's own"
@@ -472,6 +482,7 @@ def _client_and_rounds(base: Settings, args: argparse.Namespace) -> Settings:
         plot=False if args.no_plot else None,
         hot_think_ms=args.hot_think_ms,
         reconnect_every=args.reconnect_every,
+        cold_seed=args.cold_seed,
         file_size=args.file_size,
     )
 

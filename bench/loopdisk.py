@@ -1,10 +1,11 @@
 """Emulated disks: a sparse file, a loop device over it (direct I/O, so the host's page cache does
-not hold a second copy), an ext4 filesystem (xfs for `bench metadata`), a mount. Reads are
-counted from /sys/block."""
+not hold a second copy), an ext4 filesystem (xfs for `bench metadata`), a mount. Reads and writes
+are counted from /sys/block."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,38 @@ MKFS = {
     "ext4": ["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
     "xfs": ["mkfs.xfs", "-q", "-f"],
 }
+
+
+@dataclass(frozen=True)
+class DiskCounters:
+    """A block device's I/O counters: since it was attached, or between two samples."""
+
+    read_ios: int
+    read_bytes: int
+    write_bytes: int
+
+    @classmethod
+    def parse(cls, stat: str) -> DiskCounters:
+        """From /sys/block/<dev>/stat: reads completed, merged, sectors read, ms reading, writes
+        completed, merged, sectors written, ... (Documentation/block/stat.rst)."""
+        fields = stat.split()
+        if len(fields) < 7 or not all(f.isdigit() for f in fields[:7]):
+            raise BenchError(f"not a block device's stat line: {stat.strip()!r}")
+        return cls(int(fields[0]), int(fields[2]) * SECTOR, int(fields[6]) * SECTOR)
+
+    def __sub__(self, earlier: DiskCounters) -> DiskCounters:
+        return DiskCounters(
+            self.read_ios - earlier.read_ios,
+            self.read_bytes - earlier.read_bytes,
+            self.write_bytes - earlier.write_bytes,
+        )
+
+
+def counters_between(
+    names: Sequence[str], before: Sequence[DiskCounters], after: Sequence[DiskCounters]
+) -> dict[str, DiskCounters]:
+    """Each named disk's I/O between two samples of the same disks' counters."""
+    return {name: then - now for name, now, then in zip(names, before, after, strict=True)}
 
 
 @dataclass(frozen=True)
@@ -45,10 +78,13 @@ class LoopDisk:
             raise BenchError(f"{self.device}: no {knob} (not an ext4 mount?)")
         knob.write_text(f"{blocks}\n")
 
+    def counters(self) -> DiskCounters:
+        return DiskCounters.parse(Path(f"/sys/block/{self.kname}/stat").read_text())
+
     def reads(self) -> tuple[int, int]:
         """(completed read I/Os, bytes read) since the device was attached."""
-        fields = Path(f"/sys/block/{self.kname}/stat").read_text().split()
-        return int(fields[0]), int(fields[2]) * SECTOR
+        now = self.counters()
+        return now.read_ios, now.read_bytes
 
 
 def make_disk(

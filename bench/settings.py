@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 MiB = 1024 * 1024
+MAX_ROUNDS = 100  # a run's rounds; also what keeps every (cold_seed, round) seed distinct
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,10 @@ class Settings:
     # `Connection: close`; wrk opens a new connection, placed on a worker waiting at that moment,
     # as when a CDN's clients come and go.
     reconnect_every: int = 0
+    # 0: round N's cold load is the random sequence seeded N, the same in every run and for every
+    # arm, so a run's rounds are always the same few loads. S: round N's sequence is seeded
+    # S * MAX_ROUNDS + N: other fixed loads, still the same for every arm of a round.
+    cold_seed: int = 0
     wrk_threads: int = 1  # per wrk process; two wrk processes run at once
     duration: float = 25.0  # seconds per load
     rounds: int = 4
@@ -75,7 +80,16 @@ class Settings:
                 f"clients reconnect: every cold request and every {self.reconnect_every}th hot "
                 "request of a wrk thread on a new connection"
             )
+        if self.cold_seed:
+            notes.append(
+                f"cold loads seeded {self.cold_seed}: round N's sequence is seeded "
+                f"{self.cold_seed * MAX_ROUNDS} + N"
+            )
         return tuple(notes)
+
+    def cold_sequence_seed(self, round_no: int) -> int:
+        """The seed of round `round_no`'s cold sequence: distinct for every (cold_seed, round)."""
+        return self.cold_seed * MAX_ROUNDS + round_no
 
     @property
     def data_bytes(self) -> int:

@@ -16,7 +16,7 @@ from bench.cgroups import Cgroup, new_cgroup
 from bench.cpu import CpuMeter
 from bench.dataset import Dataset
 from bench.load import Load, LoadResult
-from bench.loopdisk import LoopDisk
+from bench.loopdisk import LoopDisk, counters_between
 from bench.nginxproc import Nginx
 from bench.settings import MiB, Settings
 from bench.sockets import SocketSampler
@@ -61,16 +61,6 @@ class TrialResult:
     @property
     def total_mbps(self) -> float:
         return self.hot.mbps + (self.cold.mbps if self.cold else 0.0)
-
-
-def reads_between(
-    names: list[str], before: list[tuple[int, int]], after: list[tuple[int, int]]
-) -> dict[str, tuple[int, int]]:
-    """Each disk's (read I/Os, bytes read) between two samples of its counters."""
-    return {
-        name: (then[0] - now[0], then[1] - now[1])
-        for name, now, then in zip(names, before, after, strict=True)
-    }
 
 
 def limited_cgroup(name: str, disks: list[LoopDisk], settings: Settings) -> Cgroup:
@@ -133,7 +123,11 @@ def _loads(settings: Settings, data: Dataset, port: int, round_no: int) -> tuple
         settings.wrk_threads,
         settings.duration,
         "cold.lua",
-        (str(data.uri_list), str(round_no), *(("close",) if every else ())),
+        (
+            str(data.uri_list),
+            str(settings.cold_sequence_seed(round_no)),
+            *(("close",) if every else ()),
+        ),
     )
     return hot, cold
 
@@ -191,14 +185,14 @@ def run_trial(
         try:
             nginx.start()
             _warm(hot.url, data.file_size)
-            before = [disk.reads() for disk in disks]
+            before = [disk.counters() for disk in disks]
             start = time.monotonic()
             with SocketSampler(port, cgroup.pids) as sockets:
                 hot_result, cold_result = _both_loads(
                     arm, hot, cold, logs=logs, tag=tag, procs=procs
                 )
             seconds = time.monotonic() - start
-            after = [disk.reads() for disk in disks]
+            after = [disk.counters() for disk in disks]
             peak = cgroup.memory_peak()
             problems = nginx.problems()  # before the shutdown, which logs workers killed mid-read
         finally:
@@ -210,19 +204,19 @@ def run_trial(
                 (logs / f"{tag}-nginx.txt").write_text(nginx.output())
                 if (prefix / "error.log").exists():
                     shutil.copy(prefix / "error.log", logs / f"{tag}-error.log")
-    reads = reads_between([disk.name for disk in disks], before, after)
+    each = counters_between([disk.name for disk in disks], before, after)
     return TrialResult(
         arm=arm.name,
         round=round_no,
         hot=hot_result,
         cold=cold_result,
         seconds=seconds,
-        disk_bytes=sum(read[1] for read in reads.values()),
-        disk_ios=sum(read[0] for read in reads.values()),
+        disk_bytes=sum(io.read_bytes for io in each.values()),
+        disk_ios=sum(io.read_ios for io in each.values()),
         memory_peak=peak,
         problems=problems,
         other_cpu=cpu.others_share(),
         worker_spread=sockets.spread(),
         send_queue_peak=sockets.send_queue_peak(),
-        disk_bytes_each={name: read[1] for name, read in reads.items()},
+        disk_bytes_each={name: io.read_bytes for name, io in each.items()},
     )

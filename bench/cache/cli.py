@@ -26,6 +26,7 @@ _ORIGIN_ONLY = {
     "workers": "--workers",
     "hot_think_ms": "--hot-think-ms",
     "reconnect_every": "--reconnect-every",
+    "cold_seed": "--cold-seed",
     "sysctl_arm": "--sysctl-arm",
     "readahead_arm": "--readahead-arm",
 }

@@ -17,7 +17,7 @@ from bench.cache.settings import CacheSettings
 from bench.cgroups import Cgroup, CgroupV1, new_cgroup
 from bench.cpu import CpuMeter
 from bench.load import Load, LoadResult
-from bench.loopdisk import SECTOR, LoopDisk
+from bench.loopdisk import LoopDisk, counters_between
 from bench.nginxproc import IGNORED, Nginx
 from bench.system import BenchError, cpu_count, drop_caches
 
@@ -122,15 +122,6 @@ def fetch(port: int, uris: Sequence[str], size: int, concurrency: int) -> None:
                 future.result()
             except (OSError, http.client.HTTPException) as exc:
                 raise BenchError(f"127.0.0.1:{port}: {exc!r} (see the arm's error.log)") from exc
-
-
-def _writes(disk: LoopDisk) -> int:
-    fields = Path(f"/sys/block/{disk.kname}/stat").read_text().split()
-    return int(fields[6]) * SECTOR
-
-
-def _counters(disks: Sequence[LoopDisk]) -> list[tuple[int, int, int]]:
-    return [(*d.reads(), _writes(d)) for d in disks]
 
 
 def _loads(settings: CacheSettings, port: int, warm_list: Path, tag: str, seed: int) -> list[Load]:
@@ -251,7 +242,7 @@ def run_cache_trial(
     try:
         fetch(live.port, [HOT_URI, HOT_URI], settings.object_size, 1)
         origin.mark()
-        counters0 = _counters(disks)
+        io_before = [disk.counters() for disk in disks]
         start = time.monotonic()
         for name, load in zip(names, loads, strict=True):
             procs.append(load.start(logs / f"{tag}-{name}.txt"))
@@ -260,7 +251,7 @@ def run_cache_trial(
             for name, load, proc in zip(names, loads, procs, strict=True)
         )
         seconds = time.monotonic() - start
-        counters1 = _counters(disks)
+        io_after = [disk.counters() for disk in disks]
     finally:
         _reap(procs)
     fetched = origin.fetched()
@@ -270,14 +261,15 @@ def run_cache_trial(
     store.remove_new(before, after)
     # The bench's nginx processes run on unreaped: their CPU is not someone else's.
     ours_share = (cpu_seconds(ours) - ours_cpu) / ((time.monotonic() - wall) * cpu_count())
+    each = counters_between([disk.name for disk in disks], io_before, io_after)
     io = {
         disk.name: DiskIO(
-            read_bytes=c1[1] - c0[1],
-            read_ios=c1[0] - c0[0],
-            write_bytes=c1[2] - c0[2],
+            read_bytes=each[disk.name].read_bytes,
+            read_ios=each[disk.name].read_ios,
+            write_bytes=each[disk.name].write_bytes,
             stored_bytes=s,
         )
-        for disk, c0, c1, s in zip(disks, counters0, counters1, stored, strict=True)
+        for disk, s in zip(disks, stored, strict=True)
     }
     return CacheTrial(
         arm=live.arm.name,

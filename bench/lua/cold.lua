@@ -1,6 +1,7 @@
 -- The "random load": every request asks for a random file of the data set, so nearly every
 -- request misses the page cache and reads from a disk.
--- Arguments (after `--`): the file listing one URI per line, a seed, and optionally "close": every
+-- Arguments (after `--`): the file listing one URI per line, a seed (bench.settings.Settings.
+-- cold_sequence_seed: the same seed, the same sequence), and optionally "close": every
 -- request then carries Connection: close, so each one comes on a new connection (clients that
 -- come and go; bench.settings.Settings.reconnect_every).
 package.path = debug.getinfo(1, "S").source:match("^@(.*/)") .. "?.lua;" .. package.path

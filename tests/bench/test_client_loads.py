@@ -1,5 +1,6 @@
-"""The client models of the loads (`bench run --hot-think-ms`, `--reconnect-every`): which script
-and arguments a trial gives wrk, the options' bounds, and what real wrk then does on the wire."""
+"""The client models of the loads (`bench run --hot-think-ms`, `--reconnect-every`, `--cold-seed`):
+which script and arguments a trial gives wrk, the options' bounds, and what real wrk then does on
+the wire."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
-from bench.cli import _every, _think_ms, main
+from bench.cli import _cold_seed, _every, _think_ms, main
 from bench.dataset import Dataset
 from bench.load import Load, LoadResult
-from bench.settings import FULL
+from bench.settings import FULL, MAX_ROUNDS, Settings
 from bench.trial import _loads
 
 
@@ -56,6 +58,34 @@ def test_reconnecting_clients_close_every_cold_and_every_nth_hot_request(tmp_pat
     assert (paced.script, paced.script_args) == ("hot_paced.lua", ("150", "10"))
 
 
+def test_each_round_of_a_run_is_one_fixed_cold_load_and_a_seed_picks_other_ones(
+    tmp_path: Path,
+) -> None:
+    data = _dataset(tmp_path)
+
+    def seed(settings: Settings, round_no: int) -> str:
+        return _loads(settings, data, 29000, round_no)[1].script_args[1]
+
+    assert [seed(FULL, n) for n in (1, 2, 3)] == ["1", "2", "3"]
+    seeded = replace(FULL, cold_seed=7)
+    assert [seed(seeded, n) for n in (1, 2, 3)] == ["701", "702", "703"]
+    assert "cold loads seeded 7" in " ".join(seeded.client_notes)
+    assert not FULL.client_notes
+    every = {
+        replace(FULL, cold_seed=s).cold_sequence_seed(n)
+        for s in range(4)
+        for n in range(1, MAX_ROUNDS + 1)
+    }
+    assert len(every) == 4 * MAX_ROUNDS
+
+
+@pytest.mark.parametrize("text", ["-1", "1.5", "1000001", "random", ""])
+def test_a_cold_seed_is_a_whole_number_within_bounds(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="whole seed"):
+        _cold_seed(text)
+    assert (_cold_seed("0"), _cold_seed("42")) == (0, 42)
+
+
 @pytest.mark.parametrize("text", ["0", "-5", "1.5", "10001", "fast", ""])
 def test_think_time_must_be_whole_milliseconds_within_bounds(text: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match="whole milliseconds"):
@@ -70,7 +100,9 @@ def test_reconnect_count_must_be_a_whole_count_within_bounds(text: str) -> None:
     assert _every("10") == 10
 
 
-@pytest.mark.parametrize("option", [["--hot-think-ms", "100"], ["--reconnect-every", "10"]])
+@pytest.mark.parametrize(
+    "option", [["--hot-think-ms", "100"], ["--reconnect-every", "10"], ["--cold-seed", "3"]]
+)
 def test_the_cache_workload_refuses_the_origin_client_models(
     option: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -85,6 +117,7 @@ class _Quick(http.server.BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     connections = 0
+    paths: ClassVar[list[str]] = []
     lock = threading.Lock()
 
     def setup(self) -> None:
@@ -93,6 +126,8 @@ class _Quick(http.server.BaseHTTPRequestHandler):
             _Quick.connections += 1
 
     def do_GET(self) -> None:
+        with _Quick.lock:
+            _Quick.paths.append(self.path)
         body = b"ok"
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
@@ -108,6 +143,7 @@ class _Quick(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def server() -> Iterator[int]:
     _Quick.connections = 0
+    _Quick.paths = []
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Quick)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -166,3 +202,24 @@ def test_real_wrk_keeps_its_connections_unless_told_to_reconnect(
         server, tmp_path, "cold.lua", (str(listing), "1", "close")
     )
     assert requests > 20 and requests <= connections <= requests + in_flight + kept
+
+
+def test_real_wrk_asks_the_same_cold_sequence_for_the_same_seed_only(
+    server: int, tmp_path: Path
+) -> None:
+    assert shutil.which("wrk"), "wrk: scripts/test.sh system-deps installs it"
+    listing = tmp_path / "uris.txt"
+    listing.write_text("".join(f"/f{n:03d}.bin\n" for n in range(200)))
+
+    def first_asked(seed: str) -> list[str]:
+        # one connection: wrk asks one request at a time, in the script's order
+        _Quick.paths = []
+        load = Load(f"http://127.0.0.1:{server}/", 1, 1, 1.0, "cold.lua", (str(listing), seed))
+        log = tmp_path / f"cold-{seed}.txt"
+        assert load.finish(load.start(log), log).requests >= 20
+        return _Quick.paths[:20]
+
+    round_one = first_asked("1")
+    assert len(set(round_one)) > 10
+    assert first_asked("1") == round_one
+    assert first_asked("701") != round_one

@@ -41,6 +41,7 @@ from bench.cli import (
 )
 from bench.leftovers import journals, restore_journals
 from bench.load import Load, LoadResult, parse_summary
+from bench.loopdisk import DiskCounters, counters_between
 from bench.output import progress_line, write
 from bench.regimes import Combo, load_pair, plan, replaced, run_regimes, summary
 from bench.report import goals, stalled_trials, table
@@ -65,7 +66,7 @@ from bench.sysctls import (
     read_ahead,
 )
 from bench.system import BenchError
-from bench.trial import TrialResult, reads_between
+from bench.trial import TrialResult
 
 ROOT = Path(__file__).resolve().parents[2]
 WRK_OUTPUT = """Running 1s test @ http://127.0.0.1:29000/files/hot.bin
@@ -499,11 +500,29 @@ def test_summary_reads_the_pairs_a_run_left(tmp_path: Path) -> None:
     assert ok
 
 
-def test_a_trial_keeps_what_it_read_from_each_disk() -> None:
-    reads = reads_between(["d1", "d2"], [(10, 4096), (7, 0)], [(15, 8192), (7, 512)])
-    assert reads == {"d1": (5, 4096), "d2": (0, 512)}
+# /sys/block/loop0/stat as Linux 6.1 writes it: reads, merged, sectors, ms, then writes' four, ...
+_STAT = (
+    "    1200        3   245760     900       40        0      640       12"
+    "        0     1000      912        0        0        0        0        0        0\n"
+)
+
+
+def test_a_disks_counters_are_read_from_its_stat_line_in_bytes() -> None:
+    assert DiskCounters.parse(_STAT) == DiskCounters(1200, 245760 * 512, 640 * 512)
+    for bad in ("", "1 2 3", "1 2 x 4 5 6 7"):
+        with pytest.raises(BenchError, match="not a block device's stat line"):
+            DiskCounters.parse(bad)
+
+
+def test_a_trial_keeps_what_it_read_and_wrote_on_each_disk() -> None:
+    before = [DiskCounters(10, 4096, 0), DiskCounters(7, 0, 1024)]
+    after = [DiskCounters(15, 8192, 0), DiskCounters(7, 512, 3072)]
+    assert counters_between(["d1", "d2"], before, after) == {
+        "d1": DiskCounters(5, 4096, 0),
+        "d2": DiskCounters(0, 512, 2048),
+    }
     with pytest.raises(ValueError):
-        reads_between(["d1"], [(0, 0)], [(0, 0), (1, 1)])
+        counters_between(["d1"], before[:1], after)
 
 
 def test_the_reads_of_each_disk_survive_results_json_and_older_runs_still_load(
