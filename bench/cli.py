@@ -1,5 +1,5 @@
 """Command line: `python -m bench
-run|smoke|balance|splitcost|cork|threads|metadata|summary|check|cleanup` (`run|smoke --workload
+run|smoke|balance|splitcost|cork|threads|metadata|summary|odds|check|cleanup` (`run|smoke --workload
 cache`: bench.cache).
 
 Exit codes: 0 done (run: every goal met), 1 run finished but a goal was missed, 2 the bench could
@@ -78,7 +78,7 @@ _think_ms = _whole("whole milliseconds", 10_000, 100)
 _every = _whole("a whole count", 100_000, 10)
 _connections = _whole("a whole count of connections", 10_000, 240)
 _rounds = _whole("rounds", MAX_ROUNDS, 6)
-_cold_seed = _whole("a whole seed", 1_000_000, 7, low=0)
+_seed = _whole("a whole seed", 1_000_000, 7, low=0)
 # wrk takes whole seconds
 _seconds = _whole("whole seconds", 3600, 10)
 _disks = _whole("a whole count of disks", 32, 6)
@@ -382,7 +382,7 @@ def _add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     run.add_argument(
         "--cold-seed",
-        type=_cold_seed,
+        type=_seed,
         metavar="S",
         help=f"other cold loads: round N's random sequence is seeded S x {MAX_ROUNDS} + N "
         "(default 0: seeded N, the same loads in every run); each round's load is the same for "
@@ -435,6 +435,21 @@ def _parser() -> argparse.ArgumentParser:
     summ.add_argument("pairs", type=Path, nargs="+", metavar="PAIR_DIR")
     summ.add_argument("--out", type=Path, required=True, help="where summary.txt etc. go")
     summ.add_argument("--candidates", default="tpgen", help="arms to divide (tpgen)")
+    odds = sub.add_parser(
+        "odds",
+        help="how often one full run would meet each goal: paired resampling of the "
+        "<regime>-w<N>/ dirs of runs (no root, seconds)",
+    )
+    odds.add_argument("pairs", type=Path, nargs="+", metavar="PAIR_DIR")
+    odds.add_argument(
+        "--draws",
+        type=_whole("a whole count of draws", 100_000, 2000),
+        default=2000,
+        help="simulated full runs (2000)",
+    )
+    odds.add_argument(
+        "--seed", type=_seed, default=0, help="of the draws (0): the same dirs, the same figures"
+    )
     sub.add_parser("check", help="list missing prerequisites")
     sub.add_parser("cleanup", help="remove what a killed run left behind")
     return parser
@@ -519,6 +534,20 @@ def _run_regimes(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _from_saved_runs(args: argparse.Namespace) -> int:
+    """`summary` and `odds`: figures from the pairs runs left, nothing measured."""
+    combos = [load_pair(p) for p in args.pairs]
+    if args.command == "odds":
+        from bench.odds import odds, report
+
+        print(report(odds(combos, args.draws, args.seed)))
+        return 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    text, ok = write_summary(combos, args.candidates.split(","), args.out)
+    print(text)
+    return 0 if ok else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -565,13 +594,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for item in items:
                     print(f"still there: {kind} {item}")
             return 2 if any(left.values()) else 0
-        if args.command == "summary":
-            args.out.mkdir(parents=True, exist_ok=True)
-            text, ok = write_summary(
-                [load_pair(p) for p in args.pairs], args.candidates.split(","), args.out
-            )
-            print(text)
-            return 0 if ok else 1
+        if args.command in ("summary", "odds"):
+            return _from_saved_runs(args)
         if args.command == "threads":
             for shape in args.shape or SHAPES:
                 print(measure(*shape).line(), flush=True)

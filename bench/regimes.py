@@ -20,6 +20,7 @@ from bench import armset, runlock
 from bench.load import LoadResult
 from bench.report import (
     REFERENCES,
+    Goal,
     fmt_number,
     goals,
     hot_spreads,
@@ -162,6 +163,16 @@ def write_summary(
 
 def load_pair(pair_dir: Path) -> Combo:
     """A pair from the results.json a run left in `<out>/<regime>-w<workers>/`."""
+    try:
+        return _read_pair(pair_dir)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BenchError(
+            f"{pair_dir}: not a pair a `bench run --regimes` left ({type(exc).__name__}: {exc}); "
+            "give the <regime>-w<N>/ directories of its --out"
+        ) from None
+
+
+def _read_pair(pair_dir: Path) -> Combo:
     data = json.loads((pair_dir / "results.json").read_text())
     raw = dict(data["settings"])
     raw["disk_model"] = DiskModel(**raw["disk_model"])
@@ -176,6 +187,11 @@ def load_pair(pair_dir: Path) -> Combo:
         results.append(TrialResult(**fields))
     regime, _, workers = pair_dir.name.rpartition("-w")
     return Combo(regime, int(workers), settings, Outcome(results, [], "", False))
+
+
+def pair_goals(results: Sequence[TrialResult], settings: Settings) -> list[Goal]:
+    """What a pair of `--regimes` is judged by: tpgen against the article's per-disk layout."""
+    return [goal for goal in goals(results, settings, "tpgen") if "perdisk" in goal.text]
 
 
 def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bool]:
@@ -222,9 +238,7 @@ def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bo
             lines.append(" " * 24 + stalls)
         if spreads := worker_spreads(combo.outcome.results):
             lines.append(" " * 24 + spreads)
-        for goal in goals(combo.outcome.results, combo.settings, "tpgen"):
-            if "perdisk" not in goal.text:
-                continue
+        for goal in pair_goals(combo.outcome.results, combo.settings):
             all_ok = all_ok and goal.ok
             goal_lines.append(
                 f"  [{'ok' if goal.ok else 'MISSED'}] {combo.label}: {goal.text}: {goal.value}"

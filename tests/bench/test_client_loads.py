@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import pytest
 
-from bench.cli import _cold_seed, _every, _think_ms, main
+from bench.cli import _every, _seed, _think_ms, main
 from bench.dataset import Dataset
 from bench.load import Load, LoadResult
 from bench.settings import FULL, MAX_ROUNDS, Settings
@@ -80,10 +80,10 @@ def test_each_round_of_a_run_is_one_fixed_cold_load_and_a_seed_picks_other_ones(
 
 
 @pytest.mark.parametrize("text", ["-1", "1.5", "1000001", "random", ""])
-def test_a_cold_seed_is_a_whole_number_within_bounds(text: str) -> None:
+def test_a_seed_is_a_whole_number_within_bounds(text: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match="whole seed"):
-        _cold_seed(text)
-    assert (_cold_seed("0"), _cold_seed("42")) == (0, 42)
+        _seed(text)
+    assert (_seed("0"), _seed("42")) == (0, 42)
 
 
 @pytest.mark.parametrize("text", ["0", "-5", "1.5", "10001", "fast", ""])
