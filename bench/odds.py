@@ -46,14 +46,20 @@ def by_pair(combos: Sequence[Combo]) -> dict[str, list[Combo]]:
         for run in runs:
             if {"tpgen", "perdisk"} - {t.arm for t in run.outcome.results}:
                 raise BenchError(f"{label}: every run needs the tpgen and perdisk arms")
+        if not shared_rounds(runs):
+            raise BenchError(f"{label}: its runs have no round number in common to draw")
     return pairs
+
+
+def shared_rounds(runs: Sequence[Combo]) -> list[int]:
+    """The rounds every run of a pair has: the only ones a draw may take from any of them."""
+    return sorted(set.intersection(*({t.round for t in c.outcome.results} for c in runs)))
 
 
 def draw(runs: Sequence[Combo], rng: random.Random) -> list[TrialResult]:
     """One simulated run of a pair: each round every run has, from a run drawn at random."""
-    rounds = set.intersection(*({t.round for t in c.outcome.results} for c in runs))
     trials: list[TrialResult] = []
-    for round_no in sorted(rounds):
+    for round_no in shared_rounds(runs):
         run = rng.choice(list(runs))
         trials += [t for t in run.outcome.results if t.round == round_no]
     return trials

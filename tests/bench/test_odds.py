@@ -80,6 +80,11 @@ def test_a_run_without_both_arms_cannot_be_judged() -> None:
     lone = Combo("baseline", 2, SETTINGS, Outcome([_trial("tpgen", 1, 300, 400, 80)], [], "", True))
     with pytest.raises(BenchError, match="baseline w2: every run needs the tpgen and perdisk arms"):
         by_pair([_run(300, 200), lone])
+    late = Combo(
+        "baseline", 2, SETTINGS, Outcome(_run(300, 200, rounds=5).outcome.results[8:], [], "", True)
+    )
+    with pytest.raises(BenchError, match="baseline w2: its runs have no round number in common"):
+        by_pair([_run(300, 200, rounds=3), late])
     with pytest.raises(BenchError, match="no pair"):
         odds([], draws=10)
 
@@ -108,11 +113,14 @@ def test_the_command_refuses_what_is_not_a_pair_in_one_line(
 ) -> None:
     (tmp_path / "notes-w2").mkdir()
     (tmp_path / "notes-w2" / "results.json").write_text("{not json")
+    out = tmp_path / "summary"
     for bad in (tmp_path / "missing-w2", tmp_path / "notes-w2"):
-        assert main(["odds", str(bad)]) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1
-        assert f"bench: {bad}: not a pair a `bench run --regimes` left" in err
+        for command in (["odds", str(bad)], ["summary", str(bad), "--out", str(out)]):
+            assert main(command) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1
+            assert f"bench: {bad}: not a pair a `bench run --regimes` left" in err
+    assert not out.exists()
     with pytest.raises(SystemExit) as refused:
         main(["odds", str(tmp_path), "--draws", "0"])
     assert refused.value.code == 2
