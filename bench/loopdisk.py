@@ -79,12 +79,8 @@ class LoopDisk:
         knob.write_text(f"{blocks}\n")
 
     def counters(self) -> DiskCounters:
+        """Its reads and writes since the device was attached."""
         return DiskCounters.parse(Path(f"/sys/block/{self.kname}/stat").read_text())
-
-    def reads(self) -> tuple[int, int]:
-        """(completed read I/Os, bytes read) since the device was attached."""
-        now = self.counters()
-        return now.read_ios, now.read_bytes
 
 
 def make_disk(

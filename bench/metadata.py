@@ -195,11 +195,11 @@ def _probe(disk: LoopDisk, cgroup: Cgroup, settings: MetadataRun, loaded: bool) 
             stdout=subprocess.DEVNULL,
         )
         time.sleep(settings.settle_seconds / 2)
-        before = disk.reads()[0]
+        before = disk.counters().read_ios
         time.sleep(settings.settle_seconds / 2)
-        rate = (disk.reads()[0] - before) / (settings.settle_seconds / 2)
+        rate = (disk.counters().read_ios - before) / (settings.settle_seconds / 2)
     try:
-        reads0, bios0 = disk.reads()[0], _charged(cgroup, disk.majmin)
+        reads0, bios0 = disk.counters().read_ios, _charged(cgroup, disk.majmin)
         stat = subprocess.run(
             [sys.executable, "-c", _STAT, str(disk.mount / "files"), str(settings.files)],
             preexec_fn=cgroup.enter,
@@ -208,7 +208,7 @@ def _probe(disk: LoopDisk, cgroup: Cgroup, settings: MetadataRun, loaded: bool) 
             timeout=600,
             check=False,
         )
-        reads1, bios1 = disk.reads()[0], _charged(cgroup, disk.majmin)
+        reads1, bios1 = disk.counters().read_ios, _charged(cgroup, disk.majmin)
     finally:
         if load is not None:
             load.kill()

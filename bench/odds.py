@@ -26,12 +26,16 @@ class Odds:
     runs: dict[str, int]  # pair label -> how many runs of it were resampled
     draws: int
     goal_odds: list[tuple[str, str, float]]  # (pair label, goal, share of draws that met it)
-    every_goal: float  # share of simulated full runs that met every goal of every pair
     met_per_run: list[int]  # goals met in each simulated full run, sorted
 
     @property
     def goals_per_run(self) -> int:
         return len(self.goal_odds)
+
+    @property
+    def every_goal(self) -> float:
+        """Share of simulated full runs that met every goal of every pair."""
+        return self.met_per_run.count(self.goals_per_run) / len(self.met_per_run)
 
     def percentile(self, share: float) -> int:
         return self.met_per_run[min(len(self.met_per_run) - 1, int(share * len(self.met_per_run)))]
@@ -56,11 +60,11 @@ def shared_rounds(runs: Sequence[Combo]) -> list[int]:
     return sorted(set.intersection(*({t.round for t in c.outcome.results} for c in runs)))
 
 
-def draw(runs: Sequence[Combo], rng: random.Random) -> list[TrialResult]:
-    """One simulated run of a pair: each round every run has, from a run drawn at random."""
+def draw(runs: Sequence[Combo], rounds: Sequence[int], rng: random.Random) -> list[TrialResult]:
+    """One simulated run of a pair: each of its `shared_rounds` from a run drawn at random."""
     trials: list[TrialResult] = []
-    for round_no in shared_rounds(runs):
-        run = rng.choice(list(runs))
+    for round_no in rounds:
+        run = rng.choice(runs)
         trials += [t for t in run.outcome.results if t.round == round_no]
     return trials
 
@@ -70,24 +74,22 @@ def odds(combos: Sequence[Combo], draws: int, seed: int = 0) -> Odds:
     pairs = by_pair(combos)
     if not pairs:
         raise BenchError("no pair to resample")
+    rounds = {label: shared_rounds(runs) for label, runs in pairs.items()}
     rng = random.Random(seed)
     met: dict[tuple[str, str], int] = {}
     per_run: list[int] = []
-    every = 0
     for _ in range(draws):
-        this_run = []
+        met_here = 0
         for label, runs in pairs.items():
-            for goal in pair_goals(draw(runs, rng), runs[0].settings):
+            for goal in pair_goals(draw(runs, rounds[label], rng), runs[0].settings):
                 key = (label, goal.text)
                 met[key] = met.get(key, 0) + goal.ok
-                this_run.append(goal.ok)
-        per_run.append(sum(this_run))
-        every += all(this_run)
+                met_here += goal.ok
+        per_run.append(met_here)
     return Odds(
         runs={label: len(runs) for label, runs in pairs.items()},
         draws=draws,
         goal_odds=[(label, text, count / draws) for (label, text), count in met.items()],
-        every_goal=every / draws,
         met_per_run=sorted(per_run),
     )
 

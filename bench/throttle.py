@@ -37,7 +37,7 @@ def _read(
 ) -> tuple[float, float, float]:
     drop_caches()
     env = dict(os.environ, BS=block, FLAG="iflag=direct" if direct else "")
-    ios0, bytes0 = disk.reads()
+    counted = disk.counters()
     start = time.monotonic()
     proc = subprocess.run(
         ["sh", "-c", _READ_LOOP, "sh", *map(str, files)],
@@ -51,8 +51,8 @@ def _read(
     seconds = time.monotonic() - start
     if proc.returncode != 0:
         raise BenchError(f"throttle probe failed: {proc.stderr.strip()}")
-    ios1, bytes1 = disk.reads()
-    ios, nbytes = ios1 - ios0, bytes1 - bytes0
+    read = disk.counters() - counted
+    ios, nbytes = read.read_ios, read.read_bytes
     return nbytes / seconds / 1e6, ios / seconds, (nbytes / ios / 1024 if ios else 0.0)
 
 
