@@ -7,8 +7,10 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from bench import dataset, sysctls
 from bench.arms import Arm
@@ -18,7 +20,7 @@ from bench.dataset import Dataset
 from bench.load import Load, LoadResult
 from bench.loopdisk import LoopDisk, counters_between
 from bench.nginxproc import Nginx
-from bench.settings import MiB, Settings
+from bench.settings import DiskModel, MiB, Settings
 from bench.sockets import SocketSampler
 from bench.system import BenchError, drop_caches
 
@@ -63,7 +65,17 @@ class TrialResult:
         return self.hot.mbps + (self.cold.mbps if self.cold else 0.0)
 
 
-def limited_cgroup(name: str, disks: list[LoopDisk], settings: Settings) -> Cgroup:
+class CgroupLimits(Protocol):
+    """What a bench's settings say of the cgroup nginx runs in (origin and cache benches alike)."""
+
+    @property
+    def disk_model(self) -> DiskModel: ...
+
+    @property
+    def nginx_memory(self) -> int: ...
+
+
+def limited_cgroup(name: str, disks: Sequence[LoopDisk], settings: CgroupLimits) -> Cgroup:
     """A new cgroup with every disk throttled and memory bounded as `settings` say."""
     cgroup = new_cgroup(name)
     cgroup.create()

@@ -25,7 +25,6 @@ from bench.cache.trial import (
     LiveArm,
     Origin,
     fetch,
-    limited_cgroup,
     run_cache_trial,
     warm_uris,
 )
@@ -36,6 +35,7 @@ from bench.loopdisk import LoopDisk, make_disk, unmount
 from bench.nginxproc import CACHE_LOADER_TITLE, Nginx, titled
 from bench.system import BenchError, cpu_count, free_ports, missing_prerequisites, run
 from bench.throttle import Probe, bites, probe
+from bench.trial import limited_cgroup
 
 Log = Callable[[str], None]
 

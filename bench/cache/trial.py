@@ -14,7 +14,7 @@ from pathlib import Path
 from bench.arms import Arm
 from bench.cache import store
 from bench.cache.settings import CacheSettings
-from bench.cgroups import Cgroup, CgroupV1, new_cgroup
+from bench.cgroups import Cgroup, CgroupV1
 from bench.cpu import CpuMeter
 from bench.load import Load, LoadResult
 from bench.loopdisk import LoopDisk, counters_between
@@ -74,22 +74,6 @@ class CacheTrial:
 
     def disk_fill_mbps(self) -> dict[str, float]:
         return {n: d.stored_bytes / self.seconds / 1e6 for n, d in self.disks.items()}
-
-
-def limited_cgroup(name: str, disks: Sequence[LoopDisk], settings: CacheSettings) -> Cgroup:
-    """A new cgroup with every disk's reads throttled and memory bounded."""
-    cgroup = new_cgroup(name)
-    cgroup.create()
-    try:
-        for disk in disks:
-            cgroup.limit_reads(
-                disk.majmin, settings.disk_model.read_bps, settings.disk_model.read_iops
-            )
-        cgroup.limit_memory(settings.nginx_memory)
-    except BaseException:
-        cgroup.destroy()
-        raise
-    return cgroup
 
 
 def fetch(port: int, uris: Sequence[str], size: int, concurrency: int) -> None:

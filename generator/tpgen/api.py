@@ -123,10 +123,7 @@ def make_plan(
 ) -> Plan:
     """The plan; a refusal names the line of its field when ``lines`` (from the loader) is given.
     ``certificates``: what was read of the certificate files (tls_file_facts), if anything."""
-    try:
-        return _plan.make_plan(spec, source, certificates=certificates)
-    except SpecError as err:
-        raise with_lines(err, source, lines or {}) from None
+    return _plan.make_plan(spec, source, lines, certificates)
 
 
 # Which of the spec's extra snippets load_plan reads: none; those that are here (a controller
