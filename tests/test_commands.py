@@ -140,7 +140,8 @@ def test_every_error_is_a_tpgen_error_with_its_exit_code(
 def test_help_lists_the_exit_code_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     assert (
-        "Exit codes: 0 ok, 1 differs (--diff) or nginx -t failed, 2 bad input, 3 internal error."
+        "Exit codes: 0 ok, 1 differs (--diff) or nginx -t failed, 2 bad input, 3 internal error, "
+        "130 interrupted (Ctrl-C), 141 stdout's reader went away."
         in " ".join(capsys.readouterr().out.split())
     )
 

@@ -210,6 +210,17 @@ def test_node_entry_runs_on_a_python_without_tpgen_and_writes_the_file_at_once(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["layout.json", "tpgen.prom"]
 
 
+def test_the_textfile_replaces_a_long_named_file_whole_and_leaves_no_temporary(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / ("n" * 240 + ".prom")  # the temporary's name must stay within 255
+    target.write_text("old 1\n")
+    prom.write_textfile(str(target), "new 2\n")
+    assert target.read_text() == "new 2\n"
+    assert oct(target.stat().st_mode & 0o777) == "0o644"
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
 def test_node_entry_names_a_bad_layout_and_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

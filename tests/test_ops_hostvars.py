@@ -83,6 +83,24 @@ def test_main_rewrites_the_file_keeping_its_mode(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["edge.yml"]  # no temp file left
 
 
+def test_a_failed_rewrite_is_one_line_exit_2_and_leaves_the_file_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "edge.yml"
+    path.write_text(HOST_VARS)
+
+    def disk_full(*_: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(hv.os, "replace", disk_full)
+    assert hv.main([str(path), "--disk", "d1", "--state", "failed"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot rewrite {path}: No space left on device (it is unchanged" in err
+    assert len(err.splitlines()) == 1
+    assert path.read_text() == HOST_VARS
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["edge.yml"]  # no temp file left
+
+
 def test_main_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert hv.main([str(tmp_path / "nope.yml"), "--disk", "d1", "--state", "failed"]) == 2
     assert "cannot read" in capsys.readouterr().err

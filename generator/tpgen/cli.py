@@ -3,14 +3,15 @@ become messages and exit codes in one place, tpgen.commands.run."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 import click
 
 from tpgen import __version__
-from tpgen.commands import Console, run
-from tpgen.errors import EXIT_BAD_INPUT, EXIT_CODES, EXIT_OK
+from tpgen.commands import Console, run, stdout_gone
+from tpgen.errors import EXIT_BAD_INPUT, EXIT_CODES, EXIT_INTERRUPTED, EXIT_OK
 
 # The library (pydantic, Jinja2) and each tpgen.commands module load inside their command, so
 # --version and --help stay fast.
@@ -377,6 +378,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.show()
         return EXIT_BAD_INPUT
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        return EXIT_BAD_INPUT
+        click.echo("tpgen: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except SystemExit:
+        # click's own answer to --help into a closed pipe: exit 1 with stdout "pacified".
+        if "PacifyFlushWrapper" in type(sys.stdout).__name__:
+            return stdout_gone()
+        raise
     return int(result) if isinstance(result, int) else EXIT_OK

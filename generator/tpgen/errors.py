@@ -14,6 +14,9 @@ EXIT_OK = 0
 EXIT_DIFFERS = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
+# A shell's codes for a command a signal ended, so `set -o pipefail` scripts see what they expect.
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: whoever read stdout stopped reading (`| head`)
 
 # What each exit code means, for --help and the README's table.
 EXIT_CODES = {
@@ -21,6 +24,8 @@ EXIT_CODES = {
     EXIT_DIFFERS: "differs (--diff) or nginx -t failed",
     EXIT_BAD_INPUT: "bad input",
     EXIT_INTERNAL: "internal error",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+    EXIT_BROKEN_PIPE: "stdout's reader went away",
 }
 
 Path = tuple[str | int, ...]

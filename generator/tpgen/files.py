@@ -160,7 +160,10 @@ def write_output(path: str, text: str, inputs: Iterable[str] = ()) -> None:
     current = _check_target(path, inputs)
     parent = os.path.dirname(path) or "."
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=parent)
+        # A long name must not make the temporary one exceed NAME_MAX (255 bytes).
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{os.path.basename(path)[:100]}.", suffix=".tmp", dir=parent
+        )
     except OSError as err:
         raise FileRefused(path, f"cannot write: {err.strerror or err}") from None
     try:

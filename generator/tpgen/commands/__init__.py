@@ -8,12 +8,13 @@ A command raises a TpgenError for what went wrong and returns a code for what it
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from collections.abc import Callable
 from typing import TextIO
 
-from tpgen.errors import InternalError, as_tpgen_error
+from tpgen.errors import EXIT_BROKEN_PIPE, InternalError, as_tpgen_error
 
 
 class Console:
@@ -54,9 +55,25 @@ def run(command: Callable[[], int], console: Console = STANDARD, *, debug: bool 
     ends with that error's exit code (the table in tpgen.errors)."""
     try:
         return command()
+    except BrokenPipeError:
+        return stdout_gone()
     except Exception as raised:
         error = as_tpgen_error(raised)
         if debug and isinstance(error, InternalError):
             traceback.print_exception(raised, file=console.err)
         console.warn(error.report())
         return error.exit_code
+
+
+def stdout_gone() -> int:
+    """The exit code for a stdout whose reader went away (`tpgen render | head`): silent, as a
+    command SIGPIPE ends; stdout is pointed at /dev/null so Python's own flush at exit cannot
+    print a second error."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass  # stdout is not a file descriptor (a test's buffer): nothing flushes it at exit
+    finally:
+        os.close(devnull)
+    return EXIT_BROKEN_PIPE

@@ -119,16 +119,38 @@ def update_file(
         text, disk, state, device=device, var=var, source=str(target)
     )
     if changes:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(new_text)
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+            _replace(target, new_text)
+        except OSError as err:
+            raise HostVarsError(
+                f"cannot rewrite {target}: {err.strerror or err} (it is unchanged; "
+                "-e persist=false leaves it alone)"
+            ) from err
     return changes
+
+
+def _replace(target: Path, text: str) -> None:
+    """``target`` holds ``text`` or is left as it was, with its mode and owner (the record of
+    every disk's state must survive a crash or power loss in the middle)."""
+    current = target.stat()
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name[:100]}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fchmod(handle.fileno(), current.st_mode & 0o7777)
+            if (current.st_uid, current.st_gid) != (os.getuid(), os.getgid()):
+                os.fchown(handle.fileno(), current.st_uid, current.st_gid)
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    directory = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -302,13 +303,19 @@ def write_textfile(path: str, text: str) -> None:
         sys.stdout.write(text)
         return
     target = Path(path)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    # mkstemp, not a guessable name: the collector's directory may be writable by others.
+    fd, temporary = tempfile.mkstemp(
+        prefix=f".{target.name[:100]}.", suffix=".tmp", dir=target.parent
+    )
     try:
-        temporary.write_text(text, encoding="utf-8")
-        temporary.chmod(0o644)  # the exporter runs as its own user
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fchmod(handle.fileno(), 0o644)  # the exporter runs as its own user
+            os.fsync(handle.fileno())
         os.replace(temporary, target)
     finally:
-        temporary.unlink(missing_ok=True)
+        Path(temporary).unlink(missing_ok=True)
 
 
 def main(argv: Sequence[str] | None = None, system: System | None = None) -> int:
