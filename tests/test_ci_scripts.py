@@ -69,6 +69,13 @@ def fake_bin(directory: Path, programs: dict[str, str]) -> Path:
     return directory
 
 
+def with_coreutils(bin_dir: Path) -> Path:
+    """`bin_dir` with the coreutils deps.sh's apt step runs (a real machine always has them)."""
+    for name in ("mktemp", "chmod", "rm"):
+        (bin_dir / name).symlink_to(shutil.which(name) or f"/usr/bin/{name}")
+    return bin_dir
+
+
 def deps(
     bin_dir: Path, mode: str, phases: Iterable[str], **env: str
 ) -> subprocess.CompletedProcess[str]:
@@ -252,7 +259,7 @@ def test_install_mode_installs_the_engine_and_checks_again(tmp_path: Path) -> No
         "procps": ["pgrep"],
         "debootstrap": ["debootstrap"],
     }
-    bin_dir = fake_bin(tmp_path / "bin", {"docker": CLIENT})
+    bin_dir = with_coreutils(fake_bin(tmp_path / "bin", {"docker": CLIENT}))
     apt = bin_dir / "apt-get"
     apt.write_text(FAKE_APT.format(python=sys.executable, provides=provides), encoding="utf-8")
     apt.chmod(0o755)
@@ -272,11 +279,28 @@ def test_install_mode_installs_the_engine_and_checks_again(tmp_path: Path) -> No
     assert (bin_dir / "dockerd").exists()
 
 
+def test_a_killed_install_removes_the_policy_it_wrote(tmp_path: Path) -> None:
+    """SIGTERM while apt runs: the policy-rc.d deps.sh wrote goes, or no service could start."""
+    require_root("deps.sh installs only as root")
+    bin_dir = with_coreutils(fake_bin(tmp_path / "bin", {"docker": CLIENT}))
+    apt = bin_dir / "apt-get"
+    apt.write_text(
+        f"#!{sys.executable}\nimport os, signal, time\n"
+        "os.kill(os.getppid(), signal.SIGTERM)\ntime.sleep(0.2)\nraise SystemExit(1)\n",
+        encoding="utf-8",
+    )
+    apt.chmod(0o755)
+    policy = tmp_path / "policy-rc.d"  # absent: deps.sh writes its own
+    result = deps(bin_dir, "install", ["molecule"], TPGEN_POLICY_RC_D=str(policy))
+    assert result.returncode == 143
+    assert not policy.exists()
+
+
 def test_install_mode_fails_when_the_program_is_still_missing_afterwards(tmp_path: Path) -> None:
     """A package that installs but leaves the program unreachable (shadowed, diverted) fails."""
     require_root("deps.sh installs only as root")
     programs = {k: v for k, v in EVERYTHING.items() if k != "dockerd"}
-    bin_dir = fake_bin(tmp_path / "bin", programs)
+    bin_dir = with_coreutils(fake_bin(tmp_path / "bin", programs))
     apt = bin_dir / "apt-get"
     apt.write_text(FAKE_APT.format(python=sys.executable, provides={}), encoding="utf-8")
     apt.chmod(0o755)

@@ -169,19 +169,29 @@ report_problems() {
 # apt-get, quiet on success; its log's tail on failure. --reinstall also restores a program whose
 # package is still registered but whose files are gone.
 apt_install() {
-  # Kept (overwritten by the next run): what apt did is worth a look even when it worked.
-  local log="${TMPDIR:-/tmp}/tpgen-apt.log"
+  # Kept: what apt did is worth a look even when it worked. mktemp: a fixed name in /tmp, written
+  # as root, is one another user could plant a link at.
+  local log
+  log=$(mktemp "${TMPDIR:-/tmp}/tpgen-apt.XXXXXX.log") || return 1
   local own_policy=0 policy=${TPGEN_POLICY_RC_D:-/usr/sbin/policy-rc.d}
   # policy-rc.d 101: no package may start a service (nginx's default site on :80, dockerd) here.
   if [[ ! -e $policy ]]; then
     printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && own_policy=1
+    # Killed mid-apt, the policy must still go: left behind, no package could start a service.
+    local remove
+    remove="rm -f $(printf %q "$policy")"
+    # shellcheck disable=SC2064 # the path is expanded now, on purpose
+    trap "$remove" EXIT && trap "$remove; exit 130" INT && trap "$remove; exit 143" TERM
   fi
   local rc=0
   {
     apt-get update -qq &&
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends --reinstall "$@"
   } >"$log" 2>&1 || rc=$?
-  [[ $own_policy == 1 ]] && rm -f "$policy"
+  if [[ $own_policy == 1 ]]; then
+    rm -f "$policy"
+    trap - EXIT INT TERM
+  fi
   if [[ $rc != 0 ]]; then
     local lines
     mapfile -t lines <"$log"
