@@ -90,8 +90,9 @@ class SocketSampler:
                 capture_output=True,
                 text=True,
                 check=False,
+                timeout=max(self.interval, 5.0),  # a hung ss must not hold the trial's end
             )
-        except OSError:  # no ss: the trial's figures are n/a, the trial itself stands
+        except (OSError, subprocess.TimeoutExpired):  # no ss: the figures are n/a, the trial stands
             return None
         if listing.returncode:
             return None
