@@ -350,3 +350,15 @@ def test_run_discover_takes_min_size_with_a_unit() -> None:
     assert (code, payload["used"]) == (1, [])  # no disk of this machine holds a petabyte
     too_small = [s["reason"] for s in payload["skipped"] if s["reason"].startswith("too small")]
     assert all(reason.endswith("< 1000 TB (--min-size)") for reason in too_small)
+
+
+def test_a_hung_lsblk_is_a_discover_error_not_a_hang(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tpgen.ops.discover import host
+
+    def hung(argv: list[str], **kwargs: object) -> None:
+        assert kwargs.get("timeout") == host.LSBLK_SECONDS
+        raise subprocess.TimeoutExpired(argv, host.LSBLK_SECONDS)
+
+    monkeypatch.setattr(host.subprocess, "run", hung)
+    with pytest.raises(d.DiscoverError, match=r"^lsblk did not answer in 30 s \(a hung device\?\)"):
+        d.probe_host()

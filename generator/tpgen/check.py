@@ -54,13 +54,27 @@ def find_nginx() -> str:
     return candidate
 
 
+# nginx -V answers at once and -t parses one config; a binary (or wrapper) that hangs longer is
+# not one tpgen can check with.
+NGINX_V_SECONDS = 20
+NGINX_T_SECONDS = 60
+
+
 def _nginx_v(nginx: str) -> str:
-    result = subprocess.run([nginx, "-V"], capture_output=True, text=True, check=False)
+    try:
+        result = subprocess.run(
+            [nginx, "-V"], capture_output=True, text=True, check=False, timeout=NGINX_V_SECONDS
+        )
+    except subprocess.TimeoutExpired:
+        raise _hung(nginx, "-V", NGINX_V_SECONDS) from None
     return result.stderr + result.stdout
 
 
-def nginx_has_threads(nginx: str) -> bool:
-    return "--with-threads" in _nginx_v(nginx)
+def _hung(nginx: str, option: str, seconds: int) -> NginxUnavailable:
+    return NginxUnavailable(
+        f"{nginx} {option} did not finish in {seconds} s: point {NGINX_ENV} at a working nginx "
+        "or pass --no-check"
+    )
 
 
 def _unfit(plan: Plan, nginx: str, built: str) -> str | None:
@@ -83,13 +97,16 @@ def _unfit(plan: Plan, nginx: str, built: str) -> str | None:
 
 
 def _run_test(nginx: str, conf: Path, prefix: Path) -> CheckResult:
-    result = subprocess.run(
-        [nginx, "-t", "-q", "-p", str(prefix), "-e", "stderr", "-c", str(conf)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    try:
+        result = subprocess.run(
+            [nginx, "-t", "-q", "-p", str(prefix), "-e", "stderr", "-c", str(conf)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=NGINX_T_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        raise _hung(nginx, "-t", NGINX_T_SECONDS) from None
     return CheckResult(result.returncode == 0, (result.stdout + result.stderr).strip(), nginx)
 
 

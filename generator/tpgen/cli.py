@@ -61,16 +61,14 @@ class SinceType(TextParam):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         from datetime import datetime
 
-        from tpgen.spec.units import parse_duration
+        from tpgen.ops.doctor.errorlog import parse_since
+        from tpgen.ops.doctor.findings import DoctorError
 
         text = str(value)
         try:
-            parse_duration(text, milliseconds=False)
-        except ValueError:
-            try:
-                datetime.fromisoformat(text)
-            except ValueError:
-                raise OptionRefused(f"{text!r}: {SINCE_HINT}", ctx, param) from None
+            parse_since(text, datetime.now())  # doctor's own grammar: what passes here, it reads
+        except DoctorError:
+            raise OptionRefused(f"{text!r}: {SINCE_HINT}", ctx, param) from None
         return text
 
 

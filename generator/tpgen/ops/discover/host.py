@@ -43,6 +43,10 @@ class HostProbe:
     hostname: str
 
 
+# lsblk reads sysfs and answers in milliseconds; longer means a device stuck in the kernel.
+LSBLK_SECONDS = 30
+
+
 def _run_lsblk() -> str:
     last = ""
     for columns in (LSBLK_COLUMNS, LSBLK_COLUMNS_OLD):
@@ -52,9 +56,14 @@ def _run_lsblk() -> str:
                 capture_output=True,
                 text=True,
                 check=False,
+                timeout=LSBLK_SECONDS,
             )
         except FileNotFoundError as err:
             raise DiscoverError("lsblk not found: install util-linux") from err
+        except subprocess.TimeoutExpired:
+            raise DiscoverError(
+                f"lsblk did not answer in {LSBLK_SECONDS} s (a hung device?): see dmesg"
+            ) from None
         if proc.returncode == 0:
             return proc.stdout
         last = proc.stderr.strip()
