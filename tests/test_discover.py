@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from tpgen import api
+from tpgen.cli import main
 from tpgen.ops import discover as d
 
 from .conftest import unavailable
@@ -253,6 +254,35 @@ def test_draft_yaml_without_disks_says_so() -> None:
 def test_draft_is_a_valid_spec_for_the_generator() -> None:
     spec = api.spec_from_mapping(yaml.safe_load(d.render_draft(storage_node())), "draft")
     assert [disk.name for disk in spec.disks] == ["d1", "d2", "d3", "d4", "d5"]
+
+
+@pytest.mark.parametrize(
+    ("option", "mounts"),
+    [("/", "/d"), ("/srv/", "/srv/d"), ("/srv", "/srv/d"), ("/srv/cache", "/srv/cache/d")],
+)
+def test_every_mount_root_the_cli_takes_gives_a_draft_that_validates(
+    option: str, mounts: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(
+        "tpgen.commands.discover.run_discover", lambda **kwargs: seen.update(kwargs) or 0
+    )
+    assert main(["discover", "--mount-root", option]) == 0
+    result = storage_node(mount_root=str(seen["mount_root"]))
+    spec = api.spec_from_mapping(yaml.safe_load(d.render_draft(result)), "draft")
+    made = [disk.mount for disk in spec.disks if disk.mount != "/srv/cache/d1"]  # d1 is kept
+    assert made == [f"{mounts}{disk.name[1:]}" for disk in spec.disks if disk.mount in made]
+    assert len(made) >= 4
+
+
+@pytest.mark.parametrize("option", ["srv/cache", "", "/srv/my cache", "/srv/../etc", "/srv/$x"])
+def test_a_mount_root_no_draft_could_use_is_one_line_exit_2(
+    option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["discover", "--mount-root", option]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tpgen discover: --mount-root: {option!r}: an absolute path")
+    assert len(err.splitlines()) == 1
 
 
 def test_json_output_lists_reasons() -> None:

@@ -72,6 +72,26 @@ class SinceType(TextParam):
         return text
 
 
+def _mount_root(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A root whose ROOT/dN mounts the spec takes: the draft must pass `tpgen validate`."""
+    import re
+
+    from tpgen.spec.model import MOUNT_RE
+
+    root = value.rstrip("/")
+    parts = root.split("/")[1:]
+    if root and (not re.fullmatch(MOUNT_RE, root) or {".", ".."} & set(parts)):
+        raise OptionRefused(
+            f"{value!r}: an absolute path of letters, digits, '.', '_' and '-' parts "
+            "(no . or .. parts), e.g. /srv/cache",
+            ctx,
+            param,
+        )
+    if not root and not value.startswith("/"):
+        raise OptionRefused(f"{value!r}: an absolute path, e.g. /srv/cache", ctx, param)
+    return root
+
+
 class EchoConsole(Console):
     """Lines through click.echo, which copes with a stdout that cannot encode them."""
 
@@ -292,7 +312,8 @@ def doctor(spec: str, **options: Any) -> int:
     "--mount-root",
     default="/srv/cache",
     show_default=True,
-    help="Where the draft mounts the disks.",
+    callback=_mount_root,
+    help="Where the draft mounts the disks (ROOT/d1, ...): an absolute path.",
 )
 def discover(**options: Any) -> int:
     """Probe this host and print a draft spec: the disks it would use, and why it skips others.

@@ -251,7 +251,7 @@ def _disk_names(used: Sequence[_Candidate]) -> list[str]:
 
 
 def _choices(used: Sequence[_Candidate], mount_root: str) -> list[DiskChoice]:
-    root = mount_root.rstrip("/") or "/"
+    root = mount_root.rstrip("/")  # "/" gives /d1, not //d1
     choices = []
     for candidate, name in zip(used, _disk_names(used), strict=True):
         node = candidate.node
