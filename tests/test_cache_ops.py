@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 from tpgen.cli import main
-from tpgen.ops.purge import cache_file, entry_file, slice_range
+from tpgen.ops.purge import MAX_OBJECT_BYTES, cache_file, entry_file, slice_range
 
 from .conftest import ROOT
 from .specs import disk, spec
@@ -271,6 +271,32 @@ def test_cache_files_follow_nginx_levels_from_the_end_of_the_md5() -> None:
         "bytes=1048576-2097151",
         cache_file("/z", "1:2", b"kbytes=1048576-2097151"),
     )
+
+
+@pytest.mark.parametrize(
+    ("claimed", "looked_for"), [(3 << 30, 3), (10**16, MAX_OBJECT_BYTES >> 30)]
+)
+def test_purge_looks_for_the_slices_the_cached_length_names_but_no_more_than_the_cap(
+    claimed: int, looked_for: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hostile origin's Content-Range (10^16 bytes) must not make purge probe 10^7 slices."""
+    import tpgen.ops.purge as purge_module
+
+    gib = 1 << 30
+    target = {"key": "k", "dir": str(tmp_path), "levels": "1:2", "slice_bytes": gib}
+    first = Path(entry_file(target)[1])
+    first.parent.mkdir(parents=True)
+    first.write_bytes(b"\r\nContent-Range: bytes 0-%d/%d\r\n" % (gib - 1, claimed))
+    probed: list[str] = []
+    real_exists = purge_module.os.path.exists
+
+    def counted(path: str) -> bool:
+        probed.append(path)
+        return real_exists(path)
+
+    monkeypatch.setattr(purge_module.os.path, "exists", counted)
+    assert purge_module.cached_files(target, probe_bytes=gib) == [str(first)]
+    assert len(probed) == looked_for
 
 
 def _run(args: list[str]) -> tuple[int, str, str]:

@@ -909,3 +909,32 @@ def test_doctor_main_reports_a_bad_spec_and_exits_2(tmp_path: Path) -> None:
     assert doctor_main(str(spec), err=err, out=io.StringIO()) == 2
     assert err.getvalue().startswith("tpgen doctor: ")
     assert "bogus" in err.getvalue()
+
+
+def test_the_status_probe_ignores_the_environments_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A play's http_proxy (for apt) must not take doctor's loopback status probe elsewhere."""
+    import http.server
+    import threading
+
+    class Status(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"Active connections: 1\n")
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Status)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    dead_proxy = f"http://127.0.0.1:{free_ports(1)[0]}"  # nothing listens: a proxied probe fails
+    for name in ("http_proxy", "HTTP_PROXY"):
+        monkeypatch.setenv(name, dead_proxy)
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    try:
+        body = dr.HostSystem().fetch(f"http://127.0.0.1:{server.server_port}/nginx_status")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert body == "Active connections: 1\n"

@@ -56,15 +56,21 @@ def _object_length(path: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+# The origin writes the length a slice's Content-Range gives: one that claims 10^16 bytes must
+# not have purge look for 10^10 slices. No object a CDN node caches is near 1 TiB.
+MAX_OBJECT_BYTES = 1 << 40
+
+
 def cached_files(target: Mapping[str, Any], probe_bytes: int) -> list[str]:
     """The files of the target's key that exist: its file, or each of its slices' files (up to
-    the object's length, or ``probe_bytes`` when its first slice is not cached)."""
+    the object's length, or ``probe_bytes`` when its first slice is not cached; never beyond
+    ``probe_bytes`` or MAX_OBJECT_BYTES, whichever is more)."""
     first = entry_file(target)[1]
     size = target.get("slice_bytes")
     if not size:
         return [first] if os.path.exists(first) else []
     length = _object_length(first)
-    end = length if length is not None else probe_bytes
+    end = min(length, max(probe_bytes, MAX_OBJECT_BYTES)) if length is not None else probe_bytes
     paths = (entry_file(target, offset)[1] for offset in range(0, max(end, 1), size))
     return [path for path in paths if os.path.exists(path)]
 

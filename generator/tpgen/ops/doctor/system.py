@@ -104,7 +104,10 @@ class HostSystem:
             yield from handle
 
     def fetch(self, url: str) -> str:
-        with urllib.request.urlopen(url, timeout=self.timeout) as response:
+        # Straight to the node's own loopback status: an http_proxy in the environment (a play's
+        # apt proxy) would send it to the proxy, which cannot reach this node's 127.0.0.1.
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with direct.open(url, timeout=self.timeout) as response:
             body: bytes = response.read(65536)
         return body.decode("utf-8", errors="replace")
 
