@@ -292,3 +292,12 @@ def test_since_takes_exactly_what_doctor_reads(
     assert main(["doctor", "--since", text, "/nonexistent/spec.yaml"]) == 2  # no such spec
     err = capsys.readouterr().err
     assert (f"--since: {text!r}: use a duration" not in err) is accepted
+
+
+def test_diff_with_an_output_file_is_a_usage_error_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "nginx.conf"
+    assert main(["render", str(EXAMPLE), "--no-check", "-o", str(out), "--diff", str(out)]) == 2
+    assert "--diff writes nothing: use either -o/--output or --diff" in capsys.readouterr().err
+    assert not out.exists()

@@ -141,7 +141,7 @@ def cli(debug: bool) -> None:
     "--diff",
     "diff_against",
     type=click.Path(),
-    help="Print a unified diff against FILE; exit 1 if it differs. Writes nothing.",
+    help="Print a unified diff against FILE; exit 1 if it differs. Writes nothing (not with -o).",
 )
 @click.option(
     "--tls-files",
@@ -155,6 +155,10 @@ def render(
 ) -> int:
     """Render SPEC to nginx.conf."""
     from tpgen.commands.render import render as command
+
+    if output is not None and diff_against is not None:
+        # --diff writes nothing: taking -o too would leave the user believing it wrote FILE.
+        raise click.UsageError("--diff writes nothing: use either -o/--output or --diff")
 
     return _run(
         lambda console: command(

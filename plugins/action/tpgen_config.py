@@ -109,6 +109,15 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no t
                 "msg": "tpgen rejected the spec (nothing was changed on the node):\n" + str(exc),
                 "tpgen_errors": problems,
             }
+        except (api.TpgenError, ValueError) as exc:
+            # A file tpgen refuses (a certificate), or a value the renderer would not write: a
+            # failed task that says so, not an "unhandled exception" with a traceback.
+            report = exc.report() if isinstance(exc, api.TpgenError) else f"tpgen: {exc}"
+            return {
+                **result,
+                "failed": True,
+                "msg": f"{report} (nothing was changed on the node)",
+            }
         finally:
             shutil.rmtree(to_bytes(local_tempdir, errors="surrogate_or_strict"))
             self._remove_tmp_path(self._connection._shell.tmpdir)

@@ -140,7 +140,7 @@ def main() -> None:
             since=params["since"],
             nginx_binary=params["nginx"],
         )
-    except DoctorError as err:
+    except (DoctorError, OSError) as err:
         module.fail_json(msg=f"tpgen doctor: {err}")
     module.exit_json(changed=False, report=report, status=report["status"])
 

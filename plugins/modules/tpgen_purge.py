@@ -65,7 +65,16 @@ def main() -> None:
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     purged = []
     for target in module.params["targets"]:
-        files = purge(target, dry_run=module.check_mode, probe_bytes=module.params["probe_bytes"])
+        try:
+            files = purge(
+                target, dry_run=module.check_mode, probe_bytes=module.params["probe_bytes"]
+            )
+        except OSError as err:  # a cache file nginx's user may not remove, a dead disk
+            module.fail_json(
+                msg=f"tpgen purge: {target['key']} on {target['disk']}: {err}",
+                changed=any(p["files"] for p in purged),
+                purged=purged,
+            )
         purged.append({"key": target["key"], "disk": target["disk"], "files": files})
     module.exit_json(changed=any(p["files"] for p in purged), purged=purged)
 
