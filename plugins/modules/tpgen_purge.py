@@ -63,7 +63,7 @@ ARGUMENT_SPEC: dict[str, Any] = {
 
 def main() -> None:
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
-    purged = []
+    purged: list[dict[str, Any]] = []
     for target in module.params["targets"]:
         try:
             files = purge(
