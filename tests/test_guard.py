@@ -24,7 +24,7 @@ from tpgen.ops.guard.detect import (
 )
 from tpgen.ops.guard.diskstats import SlowWatch, parse_diskstats
 from tpgen.ops.guard.policy import GuardError, Policy, policy_from
-from tpgen.ops.guard.sources import Follower
+from tpgen.ops.guard.sources import MAX_LINE, Follower
 from tpgen.ops.guard.state import GuardState, read_state, write_state
 from tpgen.plan.guard import guard_plan
 
@@ -148,6 +148,34 @@ def test_follower_reads_new_lines_only_and_follows_rotation(tmp_path: Path) -> N
     log.rename(tmp_path / "error.log.1")
     log.write_text("after rotation\n")
     assert follower.lines() == ["after rotation"]
+
+
+def test_follower_reads_the_rotated_file_to_its_end_before_the_new_one(tmp_path: Path) -> None:
+    """Lines nginx writes to the renamed log before it reopens (USR1) are evidence too."""
+    log = tmp_path / "error.log"
+    log.write_text("")
+    follower = Follower(str(log))
+    with log.open("a") as handle:
+        handle.write("before\n")
+        log.rename(tmp_path / "error.log.1")
+        handle.write("late, into the rotated file\n")  # nginx has not reopened yet
+    assert follower.lines() == ["before", "late, into the rotated file"]  # no new file yet
+    assert follower.error is not None and "cannot read" in follower.error
+    log.write_text("first of the new file\n")
+    assert follower.lines() == ["first of the new file"]
+    assert follower.error is None
+
+
+def test_follower_restarts_a_truncated_file_and_drops_an_endless_line(tmp_path: Path) -> None:
+    log = tmp_path / "error.log"
+    log.write_text("")
+    follower = Follower(str(log))
+    log.write_text("x" * (MAX_LINE + 1))  # copytruncate, then no newline for 64 KiB
+    assert follower.lines() == []
+    assert follower.dropped == 1
+    with log.open("a") as handle:
+        handle.write("tail of it\nnext\n")
+    assert follower.lines() == ["tail of it", "next"]  # the rest of the dropped line survives
 
 
 # ------------------------------------------------------------------------------ diskstats
@@ -462,6 +490,91 @@ def test_renderer_keeps_the_running_config_when_nginx_t_or_reload_fails(
     assert not not_reloaded.ok and "restored" in not_reloaded.message
     assert live.read_text() == "the running config\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mnt", "nginx.conf", "spec.yaml"]
+
+
+def test_a_config_installed_but_never_reloaded_is_reloaded_once_then_left(
+    tmp_path: Path, nginx_binary: str
+) -> None:
+    """A guard killed between installing the config and reloading nginx: the next one finds the
+    file already right, and reloads once (nginx may still run the old config), not never."""
+    record = tmp_path / "reloads"
+    reload = ("sh", "-c", f"echo reload >> {record}")
+    first = renderer(tmp_path, nginx_binary, reload=reload)
+    assert first.apply({"d3": "failed"}).ok
+    assert record.read_text() == "reload\n"
+    restarted = renderer(tmp_path, nginx_binary, reload=reload)
+    result = restarted.apply({"d3": "failed"})
+    assert result.ok and "already had d3 failed; nginx reloaded to run it" in result.message
+    assert record.read_text() == "reload\n" * 2
+    assert "already has d3 failed" in restarted.apply({"d3": "failed"}).message
+    assert record.read_text() == "reload\n" * 2
+
+
+def test_the_installed_config_keeps_the_live_files_mode_and_owner(
+    tmp_path: Path, nginx_binary: str
+) -> None:
+    live = tmp_path / "nginx.conf"
+    live.write_text("the running config\n")
+    live.chmod(0o640)
+    os.chown(live, os.getuid(), 4242)
+    assert renderer(tmp_path, nginx_binary).apply({"d3": "failed"}).ok
+    info = live.stat()
+    assert (info.st_mode & 0o777, info.st_gid) == (0o640, 4242)
+    previous = tmp_path / "nginx.conf.tpgen-guard-prev"
+    assert previous.read_text() == "the running config\n"
+    assert previous.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_reload_that_fails_with_no_earlier_config_says_so(
+    tmp_path: Path, nginx_binary: str
+) -> None:
+    false = shutil.which("false") or "/bin/false"
+    result = renderer(tmp_path, nginx_binary, reload=(false,)).apply({"d3": "failed"})
+    assert not result.ok
+    assert result.message.startswith("reload failed (exit 1: ")
+    assert result.message.endswith(f"{tmp_path / 'nginx.conf'} had no earlier version")
+
+
+def test_a_node_file_guard_cannot_write_is_reported_and_guarding_goes_on(tmp_path: Path) -> None:
+    """Disk full, EIO, a permission: an OSError of a start or poll must not end the agent (its
+    unit does not restart it after exit 2)."""
+    from tpgen.cli import main
+
+    spec = REPO / "examples" / "cache-3hdd.yaml"
+    state = tmp_path / "not-a-dir" / "state.json"
+    (tmp_path / "not-a-dir").write_text("a file where a directory should be\n")
+    err = io.StringIO()
+    import contextlib
+
+    with contextlib.redirect_stderr(err):
+        code = main(
+            [
+                *("guard", str(spec), "--state", str(state), "--polls", "3"),
+                *("--interval", "0.1", "--config", str(tmp_path / "nginx.conf")),
+                *("--error-log", str(tmp_path / "error.log"), "--kernel-log", ""),
+                *("--events", str(tmp_path / "events.jsonl")),
+            ]
+        )
+    assert code == 0
+    failures = [line for line in err.getvalue().splitlines() if "start failed" in line]
+    assert len(failures) == 3, err.getvalue()
+    assert failures[0].startswith(f"tpgen guard: ERROR: start failed: tpgen: {state}")
+
+
+@pytest.mark.parametrize("reload", ["", "   "])
+def test_an_empty_reload_command_is_refused_before_anything_runs(
+    reload: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tpgen.cli import main
+
+    spec = REPO / "examples" / "cache-3hdd.yaml"
+    state = tmp_path / "state.json"
+    assert main(["guard", str(spec), "--reload", reload, "--state", str(state)]) == 2
+    assert capsys.readouterr().err == (
+        f"tpgen guard: --reload: {reload!r}: give the command that reloads nginx, e.g. "
+        "'systemctl reload nginx'\n"
+    )
+    assert not state.exists()
 
 
 def test_guard_refuses_a_spec_it_cannot_parse_with_exit_2(tmp_path: Path) -> None:

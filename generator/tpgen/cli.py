@@ -72,6 +72,22 @@ class SinceType(TextParam):
         return text
 
 
+def _command_words(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    import shlex
+
+    try:
+        words = tuple(shlex.split(value))
+    except ValueError as err:
+        raise OptionRefused(f"{value!r}: {err}", ctx, param) from None
+    if not words:
+        raise OptionRefused(
+            f"{value!r}: give the command that reloads nginx, e.g. 'systemctl reload nginx'",
+            ctx,
+            param,
+        )
+    return words
+
+
 def _mount_root(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """A root whose ROOT/dN mounts the spec takes: the draft must pass `tpgen validate`."""
     import re
@@ -358,7 +374,8 @@ def discover(**options: Any) -> int:
     "reload_command",
     default="systemctl reload nginx",
     show_default=True,
-    help="The command that reloads nginx (split on spaces).",
+    callback=_command_words,
+    help="The command that reloads nginx (split as a shell would, without running one).",
 )
 @click.option("--source", default=None, help="The label the config header names (the role's).")
 @click.option(
@@ -377,7 +394,7 @@ def discover(**options: Any) -> int:
 )
 @click.option("--error-log", default=None, help="Default: the error_log of the rendered config.")
 @click.option("--explain", is_flag=True, help="Print the thresholds and why, then exit.")
-def guard(spec: str, explain: bool, reload_command: str, **options: Any) -> int:
+def guard(spec: str, explain: bool, reload_command: tuple[str, ...], **options: Any) -> int:
     """Watch each disk of SPEC on this node; take a failing one out of service by itself.
 
     Runs until SIGTERM (the systemd unit tpgen-guard). Exit 2: SPEC cannot be read or planned.
@@ -386,7 +403,7 @@ def guard(spec: str, explain: bool, reload_command: str, **options: Any) -> int:
     from tpgen.commands.guard import guard as command
 
     options["kernel_log"] = options["kernel_log"] or None
-    settings = GuardOptions(reload_command=tuple(reload_command.split()), **options)
+    settings = GuardOptions(reload_command=reload_command, **options)
     return _run(lambda console: command(spec, settings, explain=explain, console=console))
 
 

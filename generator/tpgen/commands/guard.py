@@ -8,9 +8,11 @@ when any step fails.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,7 +21,7 @@ from typing import Any
 
 from tpgen import api
 from tpgen.commands import STANDARD, Console
-from tpgen.errors import EXIT_OK
+from tpgen.errors import EXIT_OK, as_tpgen_error
 from tpgen.ops.guard.agent import Agent, Applied, Files
 from tpgen.ops.guard.detect import GuardDisk, resolve_device
 from tpgen.ops.guard.events import DEFAULT_EVENT_LOG
@@ -101,7 +103,15 @@ def guard_disks(layout: api.NodeLayout) -> list[GuardDisk]:
     return disks
 
 
+# After a poll the node's files refused (disk full, EIO, a permission), wait this much longer
+# each time, up to the cap: the agent keeps guarding, it does not spin on the error.
+BACKOFF_CAP = 60.0
+
+
 def run_agent(agent: Agent, options: GuardOptions) -> int:
+    """Start, then poll until SIGTERM. An OSError of one start or poll is reported and retried
+    with a back-off: a full disk or a rotated log must not end the agent (its unit does not
+    restart it after exit 2, which is for a spec it cannot read)."""
     stop: list[int] = []
 
     def _stop(signum: int, _frame: FrameType | None) -> None:
@@ -109,13 +119,21 @@ def run_agent(agent: Agent, options: GuardOptions) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    agent.start(time.time())
-    polls = 0
+    started, polls, pause = False, 0, options.interval
     while not stop and (options.polls is None or polls < options.polls):
-        agent.poll(time.time())
+        try:
+            if started:
+                agent.poll(time.time())
+            else:
+                agent.start(time.time())
+                started = True
+            pause = options.interval
+        except OSError as err:
+            agent.warn(f"{'poll' if started else 'start'} failed: {as_tpgen_error(err).report()}")
+            pause = min(max(pause, options.interval) * 2, BACKOFF_CAP)
         polls += 1
         if options.polls is None or polls < options.polls:
-            time.sleep(options.interval)
+            time.sleep(pause)
     return EXIT_OK
 
 
@@ -126,6 +144,9 @@ class Renderer:
         self.data = data
         self.spec_path = spec_path
         self.options = options
+        # The config text this process saw nginx reload: one found on disk but not yet seen
+        # reloaded (a guard killed between install and reload) is reloaded once.
+        self.reloaded: str | None = None
 
     def render(self, overrides: Mapping[str, str]) -> str:
         data = api.with_disk_states(self.data, overrides)
@@ -140,33 +161,48 @@ class Renderer:
         except api.TpgenError as err:
             return Applied(False, f"cannot render the config with {states}: {err.report()}")
         config = self.options.config_path
-        if _read_or_none(config) == text:
-            return Applied(True, f"{config} already has {states or 'the spec states'}")
-        return self._install(text, states)
+        described = states or "the spec states"
+        try:
+            if _read_or_none(config) != text:
+                return self._install(text, states)
+            if self.reloaded == text:
+                return Applied(True, f"{config} already has {described}")
+            failed = _run(self.options.reload_command)
+            if failed is not None:
+                return Applied(False, f"{config} has {described} but the reload failed: {failed}")
+            self.reloaded = text
+            return Applied(True, f"{config} already had {described}; nginx reloaded to run it")
+        except OSError as err:
+            return Applied(False, f"cannot install the config with {states}: {err}")
 
     def _install(self, text: str, states: str) -> Applied:
         config = self.options.config_path
         candidate, previous = f"{config}.tpgen-guard", f"{config}.tpgen-guard-prev"
-        _write(candidate, text)
+        _write(candidate, text, like=config)
         tested = _run([self.options.nginx_binary, "-t", "-q", "-c", candidate])
         if tested is not None:
             os.unlink(candidate)
             return Applied(False, f"nginx -t refused the config with {states}: {tested}")
         old = _read_or_none(config)
         if old is not None:
-            _write(previous, old)
+            _write(previous, old, like=config)
         os.replace(candidate, config)
-        reloaded = _run(list(self.options.reload_command))
-        if reloaded is None:
+        failed = _run(self.options.reload_command)
+        if failed is None:
+            self.reloaded = text
             return Applied(True, f"{config} installed with {states}, nginx reloaded")
-        if old is not None:
-            os.replace(previous, config)
-            _run(list(self.options.reload_command))
-        return Applied(False, f"reload failed ({reloaded}): {config} restored")
+        if old is None:
+            return Applied(False, f"reload failed ({failed}); {config} had no earlier version")
+        os.replace(previous, config)
+        again = _run(self.options.reload_command)
+        restored = "restored" if again is None else f"restored, but its reload failed too ({again})"
+        return Applied(False, f"reload failed ({failed}): {config} {restored}")
 
 
 def _run(argv: Sequence[str]) -> str | None:
     """None when the command succeeded, else what it said (its last lines)."""
+    if not argv:
+        return "no command to run"
     try:
         done = subprocess.run(
             argv, capture_output=True, text=True, timeout=COMMAND_TIMEOUT, check=False
@@ -187,11 +223,26 @@ def _read_or_none(path: str) -> str | None:
         return None
 
 
-def _write(path: str, text: str) -> None:
-    temp = f"{path}.tmp"
-    with open(temp, "w", encoding="utf-8", errors="surrogateescape") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.chmod(temp, 0o644)
-    os.replace(temp, path)
+def _write(path: str, text: str, *, like: str) -> None:
+    """``path`` holds ``text`` (atomically), with the mode and owner of ``like`` if it exists:
+    the role may have installed the config 0640 for a group."""
+    try:
+        model: os.stat_result | None = os.stat(like)
+    except FileNotFoundError:
+        model = None
+    fd, temp = tempfile.mkstemp(
+        prefix=f".{os.path.basename(path)}.", dir=os.path.dirname(path) or "."
+    )
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fchmod(handle.fileno(), model.st_mode & 0o7777 if model else 0o644)
+            if model is not None:
+                os.fchown(handle.fileno(), model.st_uid, model.st_gid)
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise

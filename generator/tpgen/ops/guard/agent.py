@@ -206,6 +206,12 @@ class Agent:
             return
         if self.pending_since is None:
             self.pending_since = now
+        # The same failure every retry would fill the event log; a new one, or the same one
+        # after REPORT_EVERY, is recorded.
+        key = ("apply_failed", (result.message,))
+        if now - self.reported.get(key, -REPORT_EVERY) < REPORT_EVERY:
+            return
+        self.reported[key] = now
         self._event(
             now,
             "apply_failed",
@@ -233,6 +239,11 @@ class Agent:
             event_record(now, event, message, disk=disk, evidence=evidence, **extra),
         )
         self._say(f"{'ERROR' if level == 'error' else 'info'}: {event}: {message}")
+
+    def warn(self, text: str) -> None:
+        """One error line on the agent's log that is not an event (the event log may be what
+        cannot be written)."""
+        self._say(f"ERROR: {text}")
 
     def _say(self, text: str) -> None:
         print(f"tpgen guard: {text}", file=self.log, flush=True)

@@ -4,50 +4,80 @@ from __future__ import annotations
 
 import errno
 import os
+from typing import BinaryIO
 
 # One poll reads at most this much of a log: a storm of errors is bounded, the rest waits.
 READ_LIMIT = 4 << 20
 
 
+# A "line" longer than this with no newline is not nginx's: it is dropped, not held forever.
+MAX_LINE = 64 << 10
+
+
 class Follower:
     """New complete lines of a file, from where it ended when first opened (like tail -F).
 
-    A file replaced (logrotate) or truncated is read again from its start.
+    The file stays open between polls, so when it is replaced (logrotate) the lines written to
+    the old one before nginx reopened its log are read to the end first; then the new file from
+    its start. A truncated file (copytruncate) is read again from its start.
     """
 
     def __init__(self, path: str, *, from_start: bool = False) -> None:
         self.path = path
-        self._inode: tuple[int, int] | None = None
-        self._offset = 0
+        self._handle: BinaryIO | None = None
         self._partial = b""
         self.error: str | None = None
+        self.dropped = 0  # over-long partial lines dropped
         if not from_start:
-            self._open_at_end()
+            self._open(at_end=True)
 
-    def _open_at_end(self) -> None:
+    def _open(self, *, at_end: bool) -> bool:
         try:
-            info = os.stat(self.path)
-        except OSError:
-            return
-        self._inode, self._offset = (info.st_dev, info.st_ino), info.st_size
+            handle = open(self.path, "rb")  # noqa: SIM115 # kept open across polls, closed in _close
+        except OSError as err:
+            self.error = f"cannot read {self.path}: {err.strerror}"
+            return False
+        if at_end:
+            handle.seek(0, os.SEEK_END)
+        self._close()
+        self._handle, self._partial = handle, b""
+        return True
+
+    def _close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
 
     def lines(self) -> list[str]:
         try:
             info = os.stat(self.path)
         except OSError as err:
             self.error = f"cannot read {self.path}: {err.strerror}"
-            return []
+            return self._read()  # moved away and not yet recreated: the old file's last lines
         self.error = None
-        inode = (info.st_dev, info.st_ino)
-        if inode != self._inode or info.st_size < self._offset:
-            self._inode, self._offset, self._partial = inode, 0, b""
-        if info.st_size == self._offset:
+        if self._handle is None:
+            return self._read() if self._open(at_end=False) else []
+        current = os.fstat(self._handle.fileno())
+        if (current.st_dev, current.st_ino) != (info.st_dev, info.st_ino):
+            rest = self._read()
+            return rest + (self._read() if self._open(at_end=False) else [])
+        if info.st_size < self._handle.tell():
+            self._handle.seek(0)
+            self._partial = b""
+        return self._read()
+
+    def _read(self) -> list[str]:
+        if self._handle is None:
             return []
-        with open(self.path, "rb") as handle:
-            handle.seek(self._offset)
-            data = handle.read(READ_LIMIT)
-        self._offset += len(data)
+        try:
+            data = self._handle.read(READ_LIMIT)
+        except OSError as err:
+            self.error = f"cannot read {self.path}: {err.strerror}"
+            return []
         *complete, self._partial = (self._partial + data).split(b"\n")
+        if len(self._partial) > MAX_LINE:
+            self._partial = b""
+            self.dropped += 1
         return [line.decode("utf-8", "replace") for line in complete]
 
 
