@@ -13,7 +13,7 @@ import pytest
 from tpgen import api
 from tpgen.commands.guard import GuardOptions, Renderer, guard, policy_of
 from tpgen.ops.doctor.mounts import parse_mountinfo
-from tpgen.ops.guard.agent import Agent, Applied, Files
+from tpgen.ops.guard.agent import REPORT_EVERY, RETRY_SECONDS, Agent, Applied, Files
 from tpgen.ops.guard.decide import decide
 from tpgen.ops.guard.detect import (
     Evidence,
@@ -397,6 +397,36 @@ def test_agent_keeps_trying_when_apply_fails_and_says_so(tmp_path: Path) -> None
     agent.poll(NOW + 40)
     assert node.calls == [{"d3": "failed"}] * 2
     assert node.events()[-1]["event"] == "config_applied"
+
+
+def test_a_repeated_apply_failure_is_one_event_until_it_changes_or_ages(tmp_path: Path) -> None:
+    node = Machine(tmp_path, Applied(False, "nginx -t refused the config"))
+    agent = node.agent()
+    agent.start(NOW)
+    node.log(*[lines("nginx-error.log")[0]] * 5)
+    agent.poll(NOW + 1)
+    for step in range(1, 5):  # retried every RETRY_SECONDS, failing the same way
+        agent.poll(NOW + 1 + step * RETRY_SECONDS)
+    assert len(node.calls) == 5
+    failed = [e for e in node.events() if e["event"] == "apply_failed"]
+    assert len(failed) == 1
+    node.result = Applied(False, "reload failed (exit 1)")
+    agent.poll(NOW + 1 + 5 * RETRY_SECONDS)
+    agent.poll(NOW + 1 + REPORT_EVERY + 6 * RETRY_SECONDS)
+    failed = [e for e in node.events() if e["event"] == "apply_failed"]
+    assert len(failed) == 3
+    assert "reload failed" in str(failed[-1]["message"])
+
+
+def test_an_over_long_error_log_line_is_dropped_with_a_note(tmp_path: Path) -> None:
+    node = Machine(tmp_path)
+    agent = node.agent()
+    agent.start(NOW)
+    with node.error_log.open("a") as handle:
+        handle.write("x" * (MAX_LINE + 1))
+    agent.poll(NOW + 1)
+    agent.poll(NOW + 2)
+    assert node.out.getvalue().count("1 line(s) over") == 1
 
 
 def test_agent_restarts_from_its_state_and_reports_a_corrupt_one(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from .detect import Evidence, GuardDisk, kernel_evidence, mount_evidence, nginx_
 from .diskstats import SlowWatch, parse_diskstats
 from .events import append_event, event_record
 from .policy import Policy
-from .sources import Follower, KernelLog
+from .sources import MAX_LINE, Follower, KernelLog
 from .state import GuardState, parse_utc, read_state, write_state
 
 # How long a failed apply waits before the next try, and a report before it is repeated.
@@ -70,6 +70,7 @@ class Agent:
         self.pending_since: float | None = None
         self.last_try = 0.0
         self.reported: dict[tuple[str, tuple[str, ...]], float] = {}
+        self.dropped = 0  # over-long error-log lines already reported
 
     # ------------------------------------------------------------------ start
     def start(self, now: float) -> None:
@@ -143,6 +144,13 @@ class Agent:
 
     def collect(self, now: float, watched: Sequence[GuardDisk]) -> list[Evidence]:
         found = nginx_evidence(self.error_log.lines(), watched, now)
+        if self.error_log.dropped > self.dropped:
+            # Not silent: a dropped line could have been the evidence of a dying disk.
+            self._say(
+                f"warning: {self.error_log.path}: {self.error_log.dropped - self.dropped} line(s)"
+                f" over {MAX_LINE} bytes with no newline dropped"
+            )
+            self.dropped = self.error_log.dropped
         if self.kernel_log is not None:
             found += kernel_evidence(self.kernel_log.lines(), watched, now)
         mountinfo = _read(self.files.mountinfo)
