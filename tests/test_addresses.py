@@ -94,6 +94,25 @@ def test_listen_and_status_addresses_are_canonical_without_scope(
     )
 
 
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [
+        ("::ffff:7f00:1", "'::ffff:7f00:1': an IPv4-mapped address: write '127.0.0.1'"),
+        (
+            "fe80::1",
+            "'fe80::1': a link-local address needs an interface, which nginx's listen cannot "
+            "name: use a global or unique-local address, or ::",
+        ),
+    ],
+)
+def test_listen_addresses_linux_cannot_bind_are_refused_before_nginx_t(
+    address: str, message: str
+) -> None:
+    """bind() gives EINVAL for both on every machine: validate must not pass them (status has
+    its own loopback rule)."""
+    assert _error(spec(listen={"address": address})) == f"s.yaml: listen.address: {message}"
+
+
 def test_a_host_name_origin_with_a_resolver_must_be_the_only_upstream() -> None:
     data = spec(
         workload={

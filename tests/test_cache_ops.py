@@ -367,3 +367,11 @@ def test_auto_doubles_the_slice_until_the_keys_fit_the_ram_budget() -> None:
     # when no slice smaller than the objects fits, objects are fetched whole
     whole = plan_of(_cache(workload={"avg_object_size": "8MiB"}, node={"memory": "1GiB"}))
     assert whole.slice_size is None
+
+
+def test_purge_refuses_a_probe_it_would_take_minutes_to_look_through() -> None:
+    code, _, err = _run(
+        ["purge", str(ROOT / "examples" / "cache-media-slice.yaml"), "k", "--probe-size", "1PiB"]
+    )
+    assert code == 2
+    assert err == "tpgen purge: --probe-size: '1PiB': at most 256GiB\n"

@@ -301,3 +301,60 @@ def test_diff_with_an_output_file_is_a_usage_error_and_writes_nothing(
     assert main(["render", str(EXAMPLE), "--no-check", "-o", str(out), "--diff", str(out)]) == 2
     assert "--diff writes nothing: use either -o/--output or --diff" in capsys.readouterr().err
     assert not out.exists()
+
+
+MINIMAL = {
+    "node": {"name": "n1", "cores": 4, "memory": "8GiB"},
+    "workload": {"type": "cache", "upstreams": ["192.0.2.10:8080"]},
+    "disks": [
+        {
+            "name": "d1",
+            "device": "/dev/sdb",
+            "mount": "/srv/cache/d1",
+            "size": "4TB",
+            "media": "hdd",
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize("fail_timeout", ["1m30s", "1h0m", "0d1s"])
+def test_a_time_of_several_units_validate_takes_renders_and_passes_nginx_t(
+    fail_timeout: str, tmp_path: Path, nginx_binary: str
+) -> None:
+    path = write_spec(tmp_path / "s.yaml", {**MINIMAL, "origin": {"fail_timeout": fail_timeout}})
+    out = tmp_path / "nginx.conf"
+    assert main(["validate", str(path)]) == 0
+    assert main(["render", str(path), "-o", str(out)]) == 0
+    assert f"server 192.0.2.10:8080 max_fails=1 fail_timeout={fail_timeout};" in out.read_text()
+
+
+@pytest.mark.parametrize(
+    ("section", "field", "value", "message"),
+    [
+        ("disks", "mount", "/srv/cache/d1..x", "a path nginx.conf names holds no '..'"),
+        ("disks", "mount", "/srv/" + "a" * 256, "a part of this path is longer than 255 bytes"),
+        ("logging", "path", "/var/log/nginx/x..log", "a path nginx.conf names holds no '..'"),
+        ("origin", "ca_file", "/etc/ssl/..certs.pem", "a path nginx.conf names holds no '..'"),
+    ],
+)
+def test_a_path_the_renderer_would_refuse_is_refused_by_validate_with_its_field(
+    section: str,
+    field: str,
+    value: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    data: dict[str, object] = dict(MINIMAL)
+    if section == "disks":
+        data["disks"] = [{**MINIMAL["disks"][0], field: value}]  # type: ignore[index]
+        where = "disks.0.mount"
+    else:
+        data[section] = {field: value}
+        where = f"{section}.{field}"
+    path = write_spec(tmp_path / "s.yaml", data)
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f": {where}: " in err and message in err
+    assert len(err.splitlines()) == 1

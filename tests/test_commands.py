@@ -317,7 +317,9 @@ def test_the_default_min_size_is_32_gib(monkeypatch: pytest.MonkeyPatch) -> None
     assert seen["min_size"] == 32 << 30
 
 
-@pytest.mark.parametrize("value", ["yesterday", "1ms", "2h1d", "-1h", "", "2026-13-01"])
+@pytest.mark.parametrize(
+    "value", ["yesterday", "1ms", "2h1d", "-1h", "", "2026-13-01", "1000000d", "99999999999d"]
+)
 def test_a_bad_since_is_one_line_exit_2(capsys: pytest.CaptureFixture[str], value: str) -> None:
     assert main(["doctor", EXAMPLE, "--since", value]) == 2
     assert capsys.readouterr().err == (

@@ -422,3 +422,32 @@ def test_the_redirect_listens_once_per_address_and_a_wildcard_covers_its_family(
     assert [s.address for s in plan.redirect_listens] == ["0.0.0.0:80", "[::1]:80"]
     assert plan.redirect_to is not None
     assert plan.redirect_to.value == "https://$host$request_uri"
+
+
+def test_a_key_type_the_check_cannot_read_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """secp112r1 (OpenSSL makes it; the cryptography library refuses it): not an internal error."""
+    cert, key = tmp_path / "weak.crt", tmp_path / "weak.key"
+    made = subprocess.run(
+        ["openssl", "ecparam", "-name", "secp112r1", "-genkey", "-noout", "-out", str(key)],
+        capture_output=True,
+        check=False,
+    )
+    if made.returncode != 0:
+        pytest.skip("this OpenSSL does not make secp112r1 keys")
+    subprocess.run(
+        [
+            *("openssl", "req", "-new", "-x509", "-key", str(key)),
+            *("-subj", "/CN=a", "-days", "2", "-out", str(cert)),
+        ],
+        capture_output=True,
+        check=True,
+    )
+    tls = {"certificates": [{"cert": str(cert), "key": str(key)}]}
+    path = tmp_path / "edge.yaml"
+    path.write_text(yaml.safe_dump(edge([{"port": 443, "tls": True}], tls=tls)))
+    assert main(["validate", "--tls-files", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"tls.certificates.0.key: {key}: a key type tpgen cannot check (" in err
+    assert len(err.splitlines()) == 1

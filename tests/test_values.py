@@ -462,15 +462,19 @@ def test_numbers_are_strict_no_booleans_text_or_non_finite(
     assert refusal(spec(**{section: {key: value}})) == [f"t.yaml: {section}.{key}: {message}"]
 
 
+WEIGHT_RULE = "a weight must be a finite number from 0.000001 to 1000000, e.g. 1.5"
+
+
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
-        ("weight", float("nan"), "nan: a weight must be a finite number > 0, e.g. 1.5"),
-        ("weight", float("inf"), "inf: a weight must be a finite number > 0, e.g. 1.5"),
-        ("weight", 0, "0: a weight must be a finite number > 0, e.g. 1.5"),
-        ("weight", -2.5, "-2.5: a weight must be a finite number > 0, e.g. 1.5"),
-        ("weight", True, "true: a weight must be a finite number > 0, e.g. 1.5"),
-        ("weight", "2", "'2': a weight must be a finite number > 0, e.g. 1.5"),
+        ("weight", float("nan"), f"nan: {WEIGHT_RULE}"),
+        ("weight", float("inf"), f"inf: {WEIGHT_RULE}"),
+        ("weight", 0, f"0: {WEIGHT_RULE}"),
+        ("weight", -2.5, f"-2.5: {WEIGHT_RULE}"),
+        ("weight", True, f"true: {WEIGHT_RULE}"),
+        ("weight", "2", f"'2': {WEIGHT_RULE}"),
+        ("weight", 5e-324, f"5e-324: {WEIGHT_RULE}"),  # a quota the bucket map divides by
         ("weight", 2e6, "2000000.0 is too large: write 1000000 or less"),
         ("thread_pool", "yes", "'yes' is not a boolean: write true or false"),
         ("thread_pool", 1, "1 is not a boolean: write true or false"),
@@ -493,7 +497,7 @@ def test_yaml_nan_weight_and_boolean_cores_name_the_line() -> None:
         load_spec_text(text, "spec.yaml")
     assert str(caught.value).splitlines() == [
         "spec.yaml:1: node.cores: true is a boolean, not a whole number: write e.g. 4",
-        "spec.yaml:4: disks.0.weight: nan: a weight must be a finite number > 0, e.g. 1.5",
+        f"spec.yaml:4: disks.0.weight: nan: {WEIGHT_RULE}",
     ]
 
 

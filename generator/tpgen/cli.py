@@ -38,13 +38,19 @@ class SizeType(SizeParam):
 
     name = "size"
 
+    def __init__(self, maximum: int | None = None) -> None:
+        self.maximum = maximum
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        from tpgen.spec.units import parse_size
+        from tpgen.spec.units import parse_size, short_size
 
         try:
-            return parse_size(value)
+            size = parse_size(value)
         except ValueError as err:
             raise OptionRefused(str(err), ctx, param) from None
+        if self.maximum is not None and size > self.maximum:
+            raise OptionRefused(f"{value!r}: at most {short_size(self.maximum)}", ctx, param)
+        return size
 
 
 SINCE_HINT = "use a duration (30m, 2h, 1d) or a local time (2026-11-21 18:00)"
@@ -260,7 +266,7 @@ def locate(spec: str, keys: Sequence[str], offset: int | None) -> int:
 @click.option("--dry-run", is_flag=True, help="Print the files; remove nothing.")
 @click.option(
     "--probe-size",
-    type=SizeType(),
+    type=SizeType(maximum=256 << 30),  # purge's MAX_OBJECT_BYTES: each 1 MiB is one look
     default="64GiB",
     show_default=True,
     help="A sliced object whose first slice is not cached: look for slices up to this size.",

@@ -50,7 +50,7 @@ _ALLOWED: dict[str, re.Pattern[str]] = {
     "levels": re.compile(r"[12](:[12]){0,2}"),
     "network": re.compile(r"[0-9A-Fa-f:.]+/[0-9]{1,3}"),
     # a server line's parameter: weight=2, fail_timeout=10s, backup
-    "number_param": re.compile(r"[a-z_]+(=[0-9]+[a-z]{0,2})?"),
+    "number_param": re.compile(r"[a-z_]+(=([0-9]+[a-z]{0,2})+)?"),  # nginx times: 1m30s
     # The inside of a '...' string (a log format): printable ASCII without ' and backslash, so
     # the string cannot end early or escape; $variables are the point of it.
     "quoted": re.compile(r"[ -&(-\[\]-~]+"),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import AuthorityInformationAccessOID, NameOID
@@ -72,6 +73,14 @@ def _pair_problems(
         return
     try:
         key = serialization.load_pem_private_key(loaded["key"], password=None)
+        mismatch = _public_der(key) != _public_der(cert)
+    except UnsupportedAlgorithm as err:
+        yield problem(
+            (*where, "key"),
+            f"{certificate.key}: a key type tpgen cannot check ({err}): use RSA, ECDSA "
+            "P-256/P-384/P-521 or Ed25519",
+        )
+        return
     except (ValueError, TypeError):
         yield problem(
             (*where, "key"),
@@ -79,7 +88,7 @@ def _pair_problems(
             "passphrase at every start)",
         )
         return
-    if _public_der(key) != _public_der(cert):
+    if mismatch:
         yield problem(
             (*where, "key"),
             f"{certificate.key} does not belong to {certificate.cert} (their public keys "

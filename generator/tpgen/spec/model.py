@@ -131,10 +131,17 @@ def _finite(value: object) -> object:
     return number
 
 
+# The smallest weight: 1e-6 of the largest allowed (1e6) still gives a disk a bucket quota the
+# map can divide by; a subnormal one (5e-324) made it 0.0 (ZeroDivisionError).
+MIN_WEIGHT = 1e-6
+
+
 def _weight(value: object) -> object:
     number = None if isinstance(value, bool) or not isinstance(value, int | float) else _real(value)
-    if number is None or number <= 0:
-        raise ValueError(f"{shown(value)}: a weight must be a finite number > 0, e.g. 1.5")
+    if number is None or number < MIN_WEIGHT:
+        raise ValueError(
+            f"{shown(value)}: a weight must be a finite number from 0.000001 to 1000000, e.g. 1.5"
+        )
     return number
 
 
@@ -485,7 +492,7 @@ class Origin(Strict):
     tls: Annotated[bool, BOOLEAN] | None = Field(
         default=None, description="https to the origin, its certificate verified"
     )
-    ca_file: Annotated[str, Field(pattern=MOUNT_RE), AfterValidator(_no_dotdot)] | None = Field(
+    ca_file: NodePath | None = Field(
         default=None, description="CA bundle the origin's certificate is verified with"
     )
     server_name: Annotated[str, Field(pattern=HOSTNAME_RE, max_length=253)] | None = Field(
@@ -497,7 +504,7 @@ class Logging(Strict):
     format: Literal["combined", "tpgen", "json"] | None = Field(
         default=None, description="combined (nginx's), tpgen (cache status, disk, timing), json"
     )
-    path: Annotated[str, Field(pattern=MOUNT_RE), AfterValidator(_no_dotdot)] | None = None
+    path: NodePath | None = None
     buffer: Annotated[Size, AfterValidator(_sizes_between(4 * KIB, 16 * MIB, kib=True))] | None = (
         Field(default=None, description="4KiB … 16MiB, whole KiB")
     )
@@ -568,17 +575,38 @@ NGINX_VERSION_RE = r"^[1-9][0-9]?\.[0-9]{1,3}(\.[0-9]{1,3})?$"
 
 
 def _listen_address(text: str) -> str:
-    return text if text == DUAL_STACK else _is_ip(text)
+    if text == DUAL_STACK:
+        return text
+    address = ipaddress.ip_address(_is_ip(text))
+    # Linux refuses to bind both (EINVAL): nginx -t fails on every machine.
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        raise ValueError(f"{text!r}: an IPv4-mapped address: write {str(address.ipv4_mapped)!r}")
+    if address.version == 6 and address.is_link_local:
+        raise ValueError(
+            f"{text!r}: a link-local address needs an interface, which nginx's listen cannot "
+            "name: use a global or unique-local address, or ::"
+        )
+    return text
 
 
 def _file(path: str) -> str:
     # nginx_literal's "path" takes no ".." at all: refused here, with the field's line.
     if ".." in path:
         raise ValueError(f"{path!r}: a path nginx.conf names holds no '..': rename the file")
+    if any(len(part.encode()) > NAME_MAX for part in path.split("/")):
+        raise ValueError(
+            f"a part of this path is longer than {NAME_MAX} bytes, which no Linux filesystem "
+            "takes: shorten it"
+        )
     return _no_dotdot(path)
 
 
+NAME_MAX = 255
+
+
 FilePath = Annotated[str, Field(pattern=FILE_RE, max_length=1024), AfterValidator(_file)]
+# A directory or file nginx.conf names: the renderer's "path" rule, checked with the field's line.
+NodePath = Annotated[str, Field(pattern=MOUNT_RE, max_length=1024), AfterValidator(_file)]
 
 
 class Listen(Strict):
@@ -684,7 +712,7 @@ class Disk(Strict):
         Field(pattern=DEVICE_RE, description="block device, /dev/..., canonical"),
         AfterValidator(_canonical_device),
     ]
-    mount: Annotated[str, Field(pattern=MOUNT_RE), AfterValidator(_no_dotdot)]
+    mount: NodePath
     size: Annotated[
         Size,
         AfterValidator(_sizes_between(64 * MIB, PIB)),
@@ -695,11 +723,13 @@ class Disk(Strict):
     weight: (
         Annotated[
             float,
-            Field(le=1e6, json_schema_extra={"exclusiveMinimum": 0}),
+            Field(ge=MIN_WEIGHT, le=1e6),
             BeforeValidator(_weight),
         ]
         | None
-    ) = Field(default=None, description="share of keys, > 0; default proportional to size")
+    ) = Field(
+        default=None, description="share of keys, 0.000001 … 1000000; default proportional to size"
+    )
     filesystem: Literal["xfs", "ext4"] = "xfs"
     thread_pool: Annotated[bool, BOOLEAN] | None = Field(
         default=None, description="force a thread pool on (or off) for this disk"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import urllib.error
 from datetime import datetime
 
 from .drift import check_drift, check_extra_files
@@ -142,5 +141,5 @@ def _status(inputs: DoctorInputs, system: System) -> Finding:
         return check_status(None, None)
     try:
         return check_status(url, system.fetch(url))
-    except (OSError, urllib.error.URLError) as err:
+    except (OSError, ValueError) as err:  # URLError is an OSError; a malformed URL a ValueError
         return check_status(url, None, error_text(err))

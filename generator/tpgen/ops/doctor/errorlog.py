@@ -42,6 +42,8 @@ def parse_since(text: str, now: datetime) -> datetime:
         return now - timedelta(milliseconds=parse_duration(value, milliseconds=False))
     except ValueError:
         pass
+    except OverflowError:  # 1000000d: before year 1
+        raise DoctorError(f"--since {text!r}: further back than a date can be") from None
     for fmt in _DATE_FORMATS:
         try:
             return datetime.strptime(value, fmt)
