@@ -19,6 +19,7 @@ from tpgen.render import render_config
 from tpgen.spec.certs import write_throwaway_pair
 from tpgen.spec.load import spec_from_mapping
 
+from .conftest import unavailable
 from .specs import spec
 
 CERTS = {
@@ -435,7 +436,7 @@ def test_a_key_type_the_check_cannot_read_is_one_line_exit_2(
         check=False,
     )
     if made.returncode != 0:
-        pytest.skip("this OpenSSL does not make secp112r1 keys")
+        unavailable("this OpenSSL does not make secp112r1 keys")
     subprocess.run(
         [
             *("openssl", "req", "-new", "-x509", "-key", str(key)),
