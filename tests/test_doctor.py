@@ -938,3 +938,28 @@ def test_the_status_probe_ignores_the_environments_proxy(monkeypatch: pytest.Mon
         server.shutdown()
         server.server_close()
     assert body == "Active connections: 1\n"
+
+
+def test_a_hung_nginx_is_one_failed_finding_not_a_hang(tmp_path: Path) -> None:
+    fake = tmp_path / "nginx"
+    fake.write_text("#!/bin/sh\nexec sleep 30\n")
+    fake.chmod(0o755)
+
+    class HungNginx(FakeSystem):
+        def nginx_v(self, binary: str) -> str:
+            return dr.HostSystem(timeout=0.5).nginx_v(binary)
+
+    findings = dr.diagnose(
+        dr.DoctorInputs(
+            layout=dr.read_layout(layout_dict(disk_entry("d1"))),
+            expected_config=RENDERED,
+            nginx_binary=str(fake),
+        ),
+        HungNginx(),
+        since=None,
+    )
+    threads = next(f for f in findings if f.check == "nginx.threads")
+    assert (threads.level, threads.message) == (
+        Level.FAIL,
+        f"cannot run nginx -V: {fake} -V did not finish in 0.5 s",
+    )

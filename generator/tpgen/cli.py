@@ -293,7 +293,8 @@ def purge(spec: str, keys: Sequence[str], dry_run: bool, probe_size: int) -> int
     type=SinceType(),
     default="1h",
     show_default=True,
-    help="Count error-log events newer than this (1h, 30m, 2d or an ISO time).",
+    help="Count error-log events newer than this: a duration (1h, 30m, 2d) or a local time "
+    "(2026-11-21 18:00, 2026-11-21T18:00, 2026/11/21 18:00:00).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print findings as JSON.")
 @click.option(

@@ -58,9 +58,15 @@ class HostSystem:
         self.timeout = timeout
 
     def nginx_v(self, binary: str) -> str:
-        proc = subprocess.run(
-            [binary, "-V"], capture_output=True, text=True, check=False, timeout=self.timeout
-        )
+        try:
+            proc = subprocess.run(
+                [binary, "-V"], capture_output=True, text=True, check=False, timeout=self.timeout
+            )
+        except subprocess.TimeoutExpired:
+            # The finding's one line, not subprocess's "Command '[...]' timed out".
+            raise OSError(
+                errno.ETIMEDOUT, f"{binary} -V did not finish in {self.timeout:g} s"
+            ) from None
         if proc.returncode != 0:
             raise OSError(proc.stderr.strip() or f"exit {proc.returncode}")
         return proc.stderr + proc.stdout
