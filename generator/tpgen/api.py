@@ -43,6 +43,7 @@ from tpgen.plan.defaults import (
 )
 from tpgen.plan.layout import DiskLayout, NodeLayout, node_layout
 from tpgen.plan.remap import Remap, compare
+from tpgen.render import UnsafeValue
 from tpgen.render import render_config as _render
 from tpgen.spec.certs import certificate_facts, certificate_problems
 from tpgen.spec.facts import UNREAD, CertificateFacts
@@ -82,6 +83,7 @@ __all__ = [
     "SplitPart",
     "SplitTable",
     "TpgenError",
+    "UnsafeValue",
     "assign_buckets",
     "bucket_for_key",
     "build_map",

@@ -109,9 +109,10 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no t
                 "msg": "tpgen rejected the spec (nothing was changed on the node):\n" + str(exc),
                 "tpgen_errors": problems,
             }
-        except (api.TpgenError, ValueError) as exc:
+        except (api.TpgenError, api.UnsafeValue) as exc:
             # A file tpgen refuses (a certificate), or a value the renderer would not write: a
-            # failed task that says so, not an "unhandled exception" with a traceback.
+            # failed task that says so, not an "unhandled exception" with a traceback. Any
+            # other ValueError is a bug and keeps its traceback.
             report = exc.report() if isinstance(exc, api.TpgenError) else f"tpgen: {exc}"
             return {
                 **result,

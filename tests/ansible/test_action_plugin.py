@@ -56,6 +56,7 @@ def apply(
     check: bool = False,
     render_only: bool = False,
     tls_files: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
 ) -> tuple[dict[str, Any], str]:
     """Run tpgen_config once; return its registered result and the playbook output."""
     out = tmp_path / "result.json"
@@ -108,7 +109,7 @@ def apply(
     ]
     if check:
         args.append("--check")
-    proc = run_ansible(args)
+    proc = run_ansible(args, **(env or {}))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(out.read_text()), proc.stdout + proc.stderr
 
@@ -197,6 +198,60 @@ def test_a_bad_spec_fails_cleanly_and_touches_nothing(tmp_path: Path, etc: Path)
     assert "Traceback" not in output
     assert (etc / "nginx.conf").read_text() == "# live\n"
     assert not (etc / "nginx.conf.tpgen-prev").exists()
+
+
+@pytest.mark.parametrize(
+    ("raised", "message"),
+    [
+        (
+            "FileRefused('/etc/ssl/edge.crt', 'is a directory, not a regular file')",
+            "tpgen: /etc/ssl/edge.crt: is a directory, not a regular file",
+        ),
+        ("BadInput('a refusal')", "tpgen: a refusal"),
+        (
+            "UnsafeValue(\"'a b' cannot be written into nginx.conf as a path\")",
+            "tpgen: 'a b' cannot be written into nginx.conf as a path",
+        ),
+    ],
+    ids=["FileRefused", "BadInput", "UnsafeValue"],
+)
+def test_any_refusal_of_tpgen_fails_the_task_in_one_line(
+    raised: str, message: str, tmp_path: Path, etc: Path
+) -> None:
+    """Not only a SpecError: every refusal is tpgen's own line, never an "unhandled exception"."""
+    (etc / "nginx.conf").write_text("# live\n")
+    result, output = apply(tmp_path, make_spec(tmp_path), env=_refusing_plan(tmp_path, raised))
+    assert (result["failed"], result["msg"]) == (
+        True,
+        f"{message} (nothing was changed on the node)",
+    )
+    assert "Traceback" not in output
+    assert (etc / "nginx.conf").read_text() == "# live\n"
+
+
+def test_a_bug_in_tpgen_is_not_reported_as_a_refusal(tmp_path: Path) -> None:
+    """A ValueError that is no refusal is a bug: Ansible's own failure (its traceback with -vvv),
+    not a line that reads like the user's mistake."""
+    result, _ = apply(
+        tmp_path, make_spec(tmp_path), env=_refusing_plan(tmp_path, "ValueError('a bug')")
+    )
+    assert result["failed"] is True
+    assert "a bug" in result["msg"] and not result["msg"].startswith("tpgen: ")
+
+
+def _refusing_plan(tmp_path: Path, raised: str) -> dict[str, str]:
+    """An environment in which the controller's tpgen.plan.make_plan raises ``raised``."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "import tpgen.plan\n"
+        "from tpgen.errors import BadInput, FileRefused\n"
+        "from tpgen.render import UnsafeValue\n"
+        "def refuse(*args, **kwargs):\n"
+        f"    raise {raised}\n"
+        "tpgen.plan.make_plan = refuse\n"
+    )
+    return {"PYTHONPATH": str(hook)}
 
 
 def test_a_config_the_node_rejects_is_not_installed(tmp_path: Path, etc: Path) -> None:
