@@ -24,6 +24,7 @@ from tpgen.commands.doctor import doctor_main, inputs_from_spec
 from tpgen.ops import doctor as dr
 from tpgen.ops.doctor import FsUsage, LayoutDisk, Level
 
+from .ansible.conftest import run_module
 from .conftest import require_root
 from .live import free_ports
 
@@ -707,34 +708,8 @@ def test_ansible_module_runs_on_a_python_without_tpgen(tmp_path: Path) -> None:
         config_sha1=hashlib.sha1(RENDERED.encode()).hexdigest(),
     )
     args = {"layout": layout, "config": str(config), "source": "it"}
-    proc = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "ansible"),
-            "localhost",
-            "-c",
-            "local",
-            "-i",
-            "localhost,",
-            "-e",
-            f"ansible_python_interpreter={interpreter}",
-            "-m",
-            "tpgen.storage.tpgen_doctor",
-            "-a",
-            json.dumps(args),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=REPO,
-        env={
-            **os.environ,
-            "ANSIBLE_CONFIG": str(REPO / "ansible.cfg"),
-            "ANSIBLE_STDOUT_CALLBACK": "json",
-            "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1",
-        },
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    result = json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    code, result = run_module("tpgen_doctor", args, python=str(interpreter))
+    assert code == 0, result
     assert (result["changed"], result["status"]) == (False, "fail")
     found = {(f["check"], f["subject"]): f["level"] for f in result["report"]["findings"]}
     assert found[("config.drift", None)] == "ok"

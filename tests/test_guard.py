@@ -383,12 +383,18 @@ def test_agent_fails_a_dying_disk_records_it_and_applies_once(tmp_path: Path) ->
     assert "ERROR: disk_failed: d3 failed: 5 I/O errors" in node.out.getvalue()
 
 
-def test_agent_keeps_trying_when_apply_fails_and_says_so(tmp_path: Path) -> None:
+def failing_apply(tmp_path: Path) -> tuple[Machine, Agent]:
+    """A node whose config cannot be applied, after d3 failed at NOW + 1."""
     node = Machine(tmp_path, Applied(False, "nginx -t refused the config"))
     agent = node.agent()
     agent.start(NOW)
     node.log(*[lines("nginx-error.log")[0]] * 5)
     agent.poll(NOW + 1)
+    return node, agent
+
+
+def test_agent_keeps_trying_when_apply_fails_and_says_so(tmp_path: Path) -> None:
+    node, agent = failing_apply(tmp_path)
     assert [e["event"] for e in node.events()][-2:] == ["disk_failed", "apply_failed"]
     assert "the running config is kept" in node.events()[-1]["message"]
     agent.poll(NOW + 2)
@@ -400,11 +406,7 @@ def test_agent_keeps_trying_when_apply_fails_and_says_so(tmp_path: Path) -> None
 
 
 def test_a_repeated_apply_failure_is_one_event_until_it_changes_or_ages(tmp_path: Path) -> None:
-    node = Machine(tmp_path, Applied(False, "nginx -t refused the config"))
-    agent = node.agent()
-    agent.start(NOW)
-    node.log(*[lines("nginx-error.log")[0]] * 5)
-    agent.poll(NOW + 1)
+    node, agent = failing_apply(tmp_path)
     for step in range(1, 5):  # retried every RETRY_SECONDS, failing the same way
         agent.poll(NOW + 1 + step * RETRY_SECONDS)
     assert len(node.calls) == 5

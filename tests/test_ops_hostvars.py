@@ -7,6 +7,7 @@ from typing import get_args
 
 import pytest
 from tpgen.ops import hostvars as hv
+from tpgen.ops.guard import state as guard_state
 from tpgen.spec.model import Disk
 
 HOST_VARS = """\
@@ -92,7 +93,7 @@ def test_a_failed_rewrite_is_one_line_exit_2_and_leaves_the_file_as_it_was(
     def disk_full(*_: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(hv.os, "replace", disk_full)
+    monkeypatch.setattr(guard_state.os, "replace", disk_full)
     assert hv.main([str(path), "--disk", "d1", "--state", "failed"]) == 2
     err = capsys.readouterr().err
     assert f"cannot rewrite {path}: No space left on device (it is unchanged" in err

@@ -12,6 +12,7 @@ import click
 from tpgen import __version__
 from tpgen.commands import Console, run, stdout_gone
 from tpgen.errors import EXIT_BAD_INPUT, EXIT_CODES, EXIT_INTERRUPTED, EXIT_OK
+from tpgen.ops.purge import MAX_OBJECT_BYTES  # standard library only: --version stays fast
 
 # The library (pydantic, Jinja2) and each tpgen.commands module load inside their command, so
 # --version and --help stay fast.
@@ -95,22 +96,23 @@ def _command_words(ctx: click.Context, param: click.Parameter, value: str) -> tu
 
 
 def _mount_root(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """A root whose ROOT/dN mounts the spec takes: the draft must pass `tpgen validate`."""
-    import re
+    """A root whose ROOT/dN the spec's own mount rule takes: the draft must pass validate."""
+    from pydantic import TypeAdapter, ValidationError
 
-    from tpgen.spec.model import MOUNT_RE
+    from tpgen.spec.model import NodePath
 
     root = value.rstrip("/")
-    parts = root.split("/")[1:]
-    if root and (not re.fullmatch(MOUNT_RE, root) or {".", ".."} & set(parts)):
+    if not value.startswith("/"):
+        raise OptionRefused(f"{value!r}: an absolute path, e.g. /srv/cache", ctx, param)
+    try:
+        TypeAdapter(NodePath).validate_python(f"{root}/d1")
+    except ValidationError:
         raise OptionRefused(
-            f"{value!r}: an absolute path of letters, digits, '.', '_' and '-' parts "
-            "(no . or .. parts), e.g. /srv/cache",
+            f"{value!r}: an absolute path of letters, digits, '.', '_' and '-' parts, without "
+            "'..' or '.' parts, e.g. /srv/cache",
             ctx,
             param,
-        )
-    if not root and not value.startswith("/"):
-        raise OptionRefused(f"{value!r}: an absolute path, e.g. /srv/cache", ctx, param)
+        ) from None
     return root
 
 
@@ -266,7 +268,7 @@ def locate(spec: str, keys: Sequence[str], offset: int | None) -> int:
 @click.option("--dry-run", is_flag=True, help="Print the files; remove nothing.")
 @click.option(
     "--probe-size",
-    type=SizeType(maximum=256 << 30),  # purge's MAX_OBJECT_BYTES: each 1 MiB is one look
+    type=SizeType(maximum=MAX_OBJECT_BYTES),  # each slice of it is one look on the disks
     default="64GiB",
     show_default=True,
     help="A sliced object whose first slice is not cached: look for slices up to this size.",

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -46,6 +48,29 @@ def run_ansible(args: list[str], **extra_env: str) -> subprocess.CompletedProces
     return subprocess.run(
         args, env=ansible_env(**extra_env), cwd=REPO, text=True, capture_output=True, check=False
     )
+
+
+def run_module(
+    name: str, args: dict[str, Any], *, python: str = sys.executable, **env: str
+) -> tuple[int, dict[str, Any]]:
+    """Run tpgen.storage.NAME once on localhost, ``python`` the node's interpreter: ansible's
+    exit code and the module's result as Ansible registers it."""
+    proc = run_ansible(
+        [
+            *(ansible_tool("ansible"), "localhost", "-c", "local", "-i", "localhost,"),
+            *("-e", f"ansible_python_interpreter={python}"),
+            *("-m", f"tpgen.storage.{name}", "-a", json.dumps(args)),
+        ],
+        ANSIBLE_STDOUT_CALLBACK="json",
+        ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+        **env,
+    )
+    try:
+        plays = json.loads(proc.stdout)["plays"]
+    except ValueError:
+        raise AssertionError(proc.stdout + proc.stderr) from None
+    result: dict[str, Any] = plays[0]["tasks"][0]["hosts"]["localhost"]
+    return proc.returncode, result
 
 
 @pytest.fixture(scope="session")

@@ -8,11 +8,9 @@ when any step fails.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,7 +25,7 @@ from tpgen.ops.guard.detect import GuardDisk, resolve_device
 from tpgen.ops.guard.events import DEFAULT_EVENT_LOG
 from tpgen.ops.guard.policy import Policy, policy_from
 from tpgen.ops.guard.sources import Follower, KernelLog
-from tpgen.ops.guard.state import DEFAULT_STATE_FILE
+from tpgen.ops.guard.state import DEFAULT_STATE_FILE, write_atomic
 from tpgen.plan.guard import GuardPlan, guard_plan
 
 # `nginx -t` and a reload take well under a second; a hung one must not hang the guard.
@@ -178,14 +176,14 @@ class Renderer:
     def _install(self, text: str, states: str) -> Applied:
         config = self.options.config_path
         candidate, previous = f"{config}.tpgen-guard", f"{config}.tpgen-guard-prev"
-        _write(candidate, text, like=config)
+        write_atomic(candidate, text, like=config)
         tested = _run([self.options.nginx_binary, "-t", "-q", "-c", candidate])
         if tested is not None:
             os.unlink(candidate)
             return Applied(False, f"nginx -t refused the config with {states}: {tested}")
         old = _read_or_none(config)
         if old is not None:
-            _write(previous, old, like=config)
+            write_atomic(previous, old, like=config)
         os.replace(candidate, config)
         failed = _run(self.options.reload_command)
         if failed is None:
@@ -221,28 +219,3 @@ def _read_or_none(path: str) -> str | None:
             return handle.read()
     except OSError:
         return None
-
-
-def _write(path: str, text: str, *, like: str) -> None:
-    """``path`` holds ``text`` (atomically), with the mode and owner of ``like`` if it exists:
-    the role may have installed the config 0640 for a group."""
-    try:
-        model: os.stat_result | None = os.stat(like)
-    except FileNotFoundError:
-        model = None
-    fd, temp = tempfile.mkstemp(
-        prefix=f".{os.path.basename(path)}.", dir=os.path.dirname(path) or "."
-    )
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fchmod(handle.fileno(), model.st_mode & 0o7777 if model else 0o644)
-            if model is not None:
-                os.fchown(handle.fileno(), model.st_uid, model.st_gid)
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import sys
-import tempfile
 from collections.abc import MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
+
+from tpgen.ops.guard.state import write_atomic
 
 # The spec model's disk states (ops imports nothing of the model: import-linter's ops-narrow
 # contract); tests/test_ops_hostvars.py holds this copy equal to the model's Literal.
@@ -120,37 +120,14 @@ def update_file(
     )
     if changes:
         try:
-            _replace(target, new_text)
+            # The record of every disk's state: it must survive a crash in the middle, as it was.
+            write_atomic(str(target), new_text, like=str(target))
         except OSError as err:
             raise HostVarsError(
                 f"cannot rewrite {target}: {err.strerror or err} (it is unchanged; "
                 "-e persist=false leaves it alone)"
             ) from err
     return changes
-
-
-def _replace(target: Path, text: str) -> None:
-    """``target`` holds ``text`` or is left as it was, with its mode and owner (the record of
-    every disk's state must survive a crash or power loss in the middle)."""
-    current = target.stat()
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name[:100]}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fchmod(handle.fileno(), current.st_mode & 0o7777)
-            if (current.st_uid, current.st_gid) != (os.getuid(), os.getgid()):
-                os.fchown(handle.fileno(), current.st_uid, current.st_gid)
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    directory = os.open(target.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -589,6 +589,9 @@ def _listen_address(text: str) -> str:
     return text
 
 
+NAME_MAX = 255  # bytes of one path part (a file or directory name) on Linux filesystems
+
+
 def _file(path: str) -> str:
     # nginx_literal's "path" takes no ".." at all: refused here, with the field's line.
     if ".." in path:
@@ -599,9 +602,6 @@ def _file(path: str) -> str:
             "takes: shorten it"
         )
     return _no_dotdot(path)
-
-
-NAME_MAX = 255
 
 
 FilePath = Annotated[str, Field(pattern=FILE_RE, max_length=1024), AfterValidator(_file)]

@@ -111,16 +111,27 @@ def write_state(path: str, state: GuardState) -> None:
     write_atomic(path, json.dumps(state.to_dict(), indent=2, sort_keys=True) + "\n")
 
 
-def write_atomic(path: str, text: str, mode: int = 0o644) -> None:
+def write_atomic(path: str, text: str, mode: int = 0o644, *, like: str | None = None) -> None:
+    """Replace ``path`` with ``text`` (fsynced, then renamed) or leave it as it was. ``like``: an
+    existing file whose mode and owner the new one takes (the live nginx.conf the role may have
+    made 0640 for a group); without one, or when it is missing, ``mode``."""
+    try:
+        model = os.stat(like) if like is not None else None
+    except FileNotFoundError:
+        model = None
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=".tpgen-", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        # surrogateescape: a live config read back as it was is written back as it was.
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as handle:
             handle.write(text)
             handle.flush()
+            os.fchmod(handle.fileno(), model.st_mode & 0o7777 if model else mode)
+            mine = os.fstat(handle.fileno())
+            if model and (model.st_uid, model.st_gid) != (mine.st_uid, mine.st_gid):
+                os.fchown(handle.fileno(), model.st_uid, model.st_gid)
             os.fsync(handle.fileno())
-        os.chmod(temp, mode)
         os.replace(temp, path)
     except BaseException:
         if os.path.exists(temp):
