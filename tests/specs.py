@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 
 def disk(index: int, **overrides: Any) -> dict[str, Any]:
@@ -31,3 +34,8 @@ def spec(kind: str = "cache", disks: int = 3, **sections: Any) -> dict[str, Any]
         else:
             data[key] = value
     return data
+
+
+def write_spec(path: Path, data: dict[str, Any]) -> Path:
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path

@@ -83,6 +83,13 @@ def test_an_nginx_rejection_names_the_rendered_config_line_not_the_spec(
     ] == ("user tpgen-no-such-user;")
 
 
+def test_nobody_as_the_user_passes_the_real_nginx_t(nginx_binary: str) -> None:
+    # As root nginx -t resolves the user and its group; Debian's nobody has no group "nobody".
+    data = spec("cache", 1, workload={"upstreams": ["192.0.2.10:80"]}, tuning={"user": "nobody"})
+    result = check_plan(make_plan(spec_from_mapping(data)), nginx=nginx_binary)
+    assert result.ok, result.output
+
+
 @pytest.mark.parametrize("name", ["spec\n} user root; {.yaml"])
 def test_the_rejection_shows_a_hostile_spec_name_escaped(
     nginx_binary: str, tmp_path: Path, name: str
@@ -96,3 +103,43 @@ def test_the_rejection_shows_a_hostile_spec_name_escaped(
     )
     assert not result.ok
     assert f"(from {tmp_path}/spec\\n}} user root; {{.yaml) line 4: user" in result.output
+
+
+# TEST-NET addresses and the documentation prefix: no machine running these tests has them.
+NODE_LISTENS = [
+    {"address": "203.0.113.5", "port": 80},
+    {"address": "203.0.113.6", "port": 80},
+    {"address": "2001:db8::5", "port": 443, "tls": True, "http2": True},
+    {"address": "127.0.0.1", "port": 8443},
+]
+
+
+def test_node_addresses_this_machine_lacks_pass_the_check_on_loopback_stand_ins(
+    nginx_binary: str,
+) -> None:
+    data = spec(
+        "origin",
+        1,
+        listen=NODE_LISTENS,
+        tls={"certificates": [{"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"}]},
+    )
+    plan = make_plan(spec_from_mapping(data))
+    result = check_plan(plan, nginx=nginx_binary)
+    assert result.ok, result.output
+    # The node's own config keeps its addresses; the check binds one stand-in for each.
+    text = render_config(plan)
+    for line in ("listen 203.0.113.5:80", "listen 203.0.113.6:80", "listen [2001:db8::5]:443 ssl"):
+        assert line in text
+    moved = rebased(plan, "/x")
+    assert [s.address for s in moved.listens] == [
+        "127.255.0.1:80",
+        "127.255.0.2:80",
+        "127.255.0.3:443",
+        "127.0.0.1:8443",
+    ]
+    assert moved.status_listen == plan.status_listen
+    assert moved.notes[-1] == (
+        "listen addresses this machine lacks (203.0.113.5, 203.0.113.6, [2001:db8::5]) bound "
+        "to loopback ones of 127.255.0.0/16 for the offline check"
+    )
+    assert len(render_config(moved).splitlines()) == len(text.splitlines())

@@ -275,13 +275,24 @@ def test_every_mount_root_the_cli_takes_gives_a_draft_that_validates(
     assert len(made) >= 4
 
 
-@pytest.mark.parametrize("option", ["srv/cache", "", "/srv/my cache", "/srv/../etc", "/srv/$x"])
+@pytest.mark.parametrize(
+    ("option", "reason"),
+    [
+        ("srv/cache", "an absolute path"),
+        ("", "an absolute path"),
+        ("/srv/my cache", "an absolute path"),
+        ("/srv/$x", "an absolute path"),
+        ("/srv/../etc", "'/srv/../etc/d1': a path nginx.conf names holds no '..'"),
+        ("/etc", "/etc/d1 is in the system's /etc: mount data disks elsewhere"),
+        ("/var/lib/dpkg", "/var/lib/dpkg/d1 is in the system's /var/lib/dpkg"),
+    ],
+)
 def test_a_mount_root_no_draft_could_use_is_one_line_exit_2(
-    option: str, capsys: pytest.CaptureFixture[str]
+    option: str, reason: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["discover", "--mount-root", option]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"tpgen discover: --mount-root: {option!r}: an absolute path")
+    assert err.startswith(f"tpgen discover: --mount-root: {option!r}: {reason}")
     assert len(err.splitlines()) == 1
 
 

@@ -13,6 +13,7 @@ import pytest
 from tpgen import api
 from tpgen.commands.guard import GuardOptions, Renderer, guard, policy_of
 from tpgen.ops.doctor.mounts import parse_mountinfo
+from tpgen.ops.guard import events
 from tpgen.ops.guard.agent import REPORT_EVERY, RETRY_SECONDS, Agent, Applied, Files
 from tpgen.ops.guard.decide import decide
 from tpgen.ops.guard.detect import (
@@ -720,3 +721,23 @@ def test_agent_reports_a_slow_disk_or_drains_it_when_the_spec_says_so(
     assert [e["event"] for e in node.events()].count(
         f"disk_{'draining' if applied else 'slow'}"
     ) == 1
+
+
+def test_the_event_log_moves_aside_past_its_size_and_never_splits_a_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(events, "EVENT_LOG_MAX_BYTES", 1000)
+    path = str(tmp_path / "events.jsonl")
+    for index in range(40):
+        events.append_event(path, events.event_record(0.0, "disk_slow", f"event {index}"))
+    current = [json.loads(line) for line in Path(path).read_text().splitlines()]
+    older = [json.loads(line) for line in Path(path + ".1").read_text().splitlines()]
+    assert Path(path).stat().st_size <= 1000 and Path(path + ".1").stat().st_size <= 1000
+    numbers = [int(str(e["message"]).split()[1]) for e in older + current]
+    assert numbers == list(range(40 - len(numbers), 40))  # the newest, in order, none lost between
+
+
+def test_an_event_keeps_the_head_of_each_long_evidence_line() -> None:
+    long = Evidence("d1", 0.0, "nginx", "x" * 70_000)
+    record = events.event_record(0.0, "disk_failed", "m", disk="d1", evidence=[long])
+    assert record["evidence"] == [("nginx: " + "x" * 70_000)[: events.EVIDENCE_LINE_CHARS]]

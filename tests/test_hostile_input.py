@@ -23,7 +23,7 @@ import pytest
 from tpgen.api import bucket_for_key, disk_for_key, make_plan, spec_from_mapping
 from tpgen.cli import main
 from tpgen.errors import SpecError, format_path, printable
-from tpgen.spec.load import plain_data
+from tpgen.spec.load import load_spec_text, plain_data
 
 from .conftest import ROOT
 
@@ -220,6 +220,25 @@ def test_numbers_too_large_to_read_are_refused(
 
 
 @pytest.mark.parametrize(
+    ("value", "read"), [("030", 30), ("0x18", 24), ("0o10", 8), ("0b11", 3), ("2_4", 24)]
+)
+def test_numbers_yaml_readers_disagree_on_are_refused_with_the_decimal_form(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, read: int
+) -> None:
+    # YAML 1.1 (PyYAML, Ansible) reads 030 as 24 and 2_4 as 24; YAML 1.2 reads 30 and a string.
+    path = spec_file(tmp_path, GOOD.replace("cores: 4", f"cores: {value}"))
+    assert validate(path, capsys) == [
+        f"{path}:1: node.cores: {value!r}: write it in plain decimal digits; YAML readers "
+        f"disagree on numbers with a leading 0, 0x, 0o, 0b or _ (tpgen would read {read})"
+    ]
+
+
+@pytest.mark.parametrize("value", ["+4", "4"])
+def test_plain_decimal_numbers_read_as_written(value: str) -> None:
+    assert load_spec_text(GOOD.replace("cores: 4", f"cores: {value}")).node.cores == int(value)
+
+
+@pytest.mark.parametrize(
     ("field", "value"),
     [("cores", str(10**400)), ("cores", "1e400"), ("size", str(10**400)), ("size", "1e400"),
      ("size", ".nan"),
@@ -373,10 +392,13 @@ def _special_file(tmp_path: Path, kind: str) -> tuple[Path, str]:
         server = socket.socket(socket.AF_UNIX)
         server.bind(str(tmp_path / "sock"))
         return tmp_path / "sock", "a socket"
+    if kind == "chardev":  # /dev/zero's twin outside /dev, which spec paths never name
+        os.mknod(tmp_path / "zero", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+        return tmp_path / "zero", "a character device"
     return Path(f"/dev/{kind.removeprefix('dev-')}"), "a character device"
 
 
-@pytest.mark.parametrize("kind", ["directory", "fifo", "socket", "dev-zero"])
+@pytest.mark.parametrize("kind", ["directory", "fifo", "socket", "chardev"])
 def test_an_extra_snippet_that_is_not_a_regular_file_is_refused_without_reading(
     tmp_path: Path, kind: str
 ) -> None:

@@ -63,6 +63,7 @@ DISK = {
 }
 TUNING = {
     "user": "www-data",
+    "group": "www-data",
     "worker_processes": "auto",
     "worker_connections": 4096,
     "sendfile_max_chunk": "512KiB",

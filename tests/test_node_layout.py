@@ -76,17 +76,26 @@ def test_the_status_url_is_where_the_config_serves_stub_status() -> None:
     )
 
 
-@pytest.mark.parametrize(("user", "expected"), [(None, "www-data"), ("nginx", "nginx")])
-def test_the_directories_belong_to_the_user_the_config_runs_nginx_as(
-    user: str | None, expected: str
+@pytest.mark.parametrize(
+    ("tuning", "line", "owner"),
+    [
+        ({}, "user www-data;", ("www-data", "www-data")),
+        # `user nginx;` names no group: nginx runs with the group named like the user.
+        ({"user": "nginx"}, "user nginx;", ("nginx", "nginx")),
+        # Debian has no group named nobody: nginx would fail to start.
+        ({"user": "nobody"}, "user nobody nogroup;", ("nobody", "nogroup")),
+        ({"user": "nobody", "group": "cdn"}, "user nobody cdn;", ("nobody", "cdn")),
+        ({"group": "adm"}, "user www-data adm;", ("www-data", "adm")),
+    ],
+)
+def test_the_directories_belong_to_the_user_and_group_the_config_runs_nginx_as(
+    tuning: dict[str, str], line: str, owner: tuple[str, str]
 ) -> None:
-    data = spec(tuning={"user": user} if user else {})
-    plan = make_plan(spec_from_mapping(data))
+    plan = make_plan(spec_from_mapping(spec(tuning=tuning)))
     layout = node_layout(plan)
-    assert re.search(rf"^user {re.escape(expected)};$", render_config(plan), re.MULTILINE)
-    # `user nginx;` names no group: nginx runs with the group named like the user.
-    assert (layout.nginx_user, layout.nginx_group) == (expected, expected)
-    assert {(d.owner, d.group, d.mode) for d in layout.disks} == {(expected, expected, "0700")}
+    assert re.search(rf"^{re.escape(line)}$", render_config(plan), re.MULTILINE)
+    assert (layout.nginx_user, layout.nginx_group) == owner
+    assert {(d.owner, d.group, d.mode) for d in layout.disks} == {(*owner, "0700")}
 
 
 @pytest.mark.parametrize(

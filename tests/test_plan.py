@@ -247,6 +247,24 @@ def test_pool_threads_shrink_to_keep_the_node_within_its_thread_budget() -> None
     )
 
 
+@pytest.mark.parametrize(
+    ("cores", "disks", "workers"), [(64, 256, 32), (1024, 24, 341), (64, 128, 64)]
+)
+def test_the_plans_own_worker_count_fits_the_thread_budget_at_one_thread_a_pool(
+    cores: int, disks: int, workers: int
+) -> None:
+    # Every worker starts every pool: a 256-HDD JBOD on 64 cores was refused with its defaults.
+    plan = plan_of(spec("origin", disks=disks, node={"cores": cores, "memory": "512GiB"}))
+    pool = plan.disks[0].thread_pool
+    assert pool is not None
+    assert plan.worker_processes.value == workers
+    assert workers * disks * pool.threads.value <= 8192 < (workers + 1) * disks
+    if workers < cores:
+        assert plan.worker_processes.because.startswith(f"fewer than the {cores} cores: ")
+    else:
+        assert "thread pools" not in plan.worker_processes.because
+
+
 def test_pool_overrides_are_marked_as_overrides() -> None:
     plan = plan_of(spec(tuning={"threads_per_disk": 8, "max_queue": 1024}))
     pool = plan.disks[0].thread_pool
@@ -490,11 +508,11 @@ REFUSALS = {
         "threads even at 1 thread a pool, above the node's budget of 8,192: set "
         "tuning.worker_processes to at most 341, or thread_pool: false on some disks",
     ),
-    "threads-cores": (
-        spec_yaml(disks=24, cores=1024),
-        "spec.yaml:3: node.cores: 1024 workers × 24 thread pools need 24,576 threads even at 1 "
-        "thread a pool, above the node's budget of 8,192: set tuning.worker_processes to at most "
-        "341, or thread_pool: false on some disks",
+    "threads-auto": (
+        spec_yaml(disks=24, cores=1024, tuning=("worker_processes: auto",)),
+        "spec.yaml:33: tuning.worker_processes: 1024 workers × 24 thread pools need 24,576 "
+        "threads even at 1 thread a pool, above the node's budget of 8,192: set "
+        "tuning.worker_processes to at most 341, or thread_pool: false on some disks",
     ),
     "threads-per-disk": (
         spec_yaml(disks=24, tuning=("threads_per_disk: 512",)),

@@ -203,6 +203,12 @@ def test_what_is_only_refused_at_the_snippets_own_level_is_fine_deeper() -> None
     ]
 
 
+def test_a_byte_order_mark_nginx_would_read_as_a_directive_is_refused() -> None:
+    (refusal,) = check_snippet("\ufeffadd_header X-A b;\n", "http")
+    assert refusal[0] == 1 and "starts with a byte order mark (U+FEFF)" in refusal[1]
+    assert check_snippet("add_header X-A \ufeff;\n", "http") == []  # inside a value: nginx's
+
+
 def test_deep_nesting_is_refused_not_a_recursion_error() -> None:
     text = "a {\n" * 2000 + "}\n" * 2000
     assert check_snippet(text, "http") == [

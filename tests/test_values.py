@@ -509,6 +509,7 @@ SAMPLES: dict[tuple[str | int, ...], object] = {
     ("workload", "cache_key"): "$host$uri",
     ("workload", "inactive"): "1d",
     ("tuning", "user"): "nginx",
+    ("tuning", "group"): "nginx",
     ("tuning", "worker_processes"): 2,
     ("tuning", "worker_connections"): 1024,
     ("tuning", "worker_rlimit_nofile"): 100_000,
@@ -635,15 +636,18 @@ def test_the_thread_budget_wins_over_any_floor() -> None:
     assert threads == 2 and threads * 64 * 64 == THREAD_BUDGET
 
 
-def test_a_node_that_cannot_fit_one_thread_a_pool_is_refused_with_the_fix() -> None:
+def test_workers_set_past_one_thread_a_pool_are_refused_with_the_fix() -> None:
     data = spec("origin", disks=256, node={"cores": 1024, "memory": "4TiB"})
+    data["tuning"] = {"worker_processes": "auto"}
     assert refusal(data) == [
-        "t.yaml: node.cores: 1024 workers × 256 thread pools need 262,144 threads even at 1 "
-        "thread a pool, above the node's budget of 8,192: set tuning.worker_processes to at "
-        "most 32, or thread_pool: false on some disks"
+        "t.yaml: tuning.worker_processes: 1024 workers × 256 thread pools need 262,144 threads "
+        "even at 1 thread a pool, above the node's budget of 8,192: set tuning.worker_processes "
+        "to at most 32, or thread_pool: false on some disks"
     ]
-    data["tuning"] = {"worker_processes": 32}
+    # The plan's own count is that fix.
+    del data["tuning"]
     plan = plan_of(data)
+    assert plan.worker_processes.value == 32
     assert plan.pooled_disks[0].thread_pool is not None
     assert plan.pooled_disks[0].thread_pool.threads.value == 1
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from tpgen.errors import NginxUnavailable
 from tpgen.files import read_regular_file
@@ -133,6 +136,56 @@ def _offline_origin(plan: Plan) -> Decision[tuple[Upstream, ...]] | None:
     return replace(plan.origin_servers, value=servers)
 
 
+# nginx -t binds every listen (only "address in use" passes in a test): an address of the node
+# that the checking machine lacks fails with EADDRNOTAVAIL. Linux answers all of 127.0.0.0/8,
+# and nginx takes an IPv6 listen's parameters (ipv6only) on an IPv4 address.
+CHECK_LOOPBACK = ipaddress.ip_network("127.255.0.0/16")
+
+
+def is_local(host: str) -> bool:
+    """This machine can bind `host` (an IP address, IPv6 in brackets or not); a machine
+    without IPv6 binds no IPv6 address, not even ::."""
+    address = ipaddress.ip_address(host.strip("[]"))
+    family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.bind((str(address), 0))
+    except OSError:
+        return False
+    return True
+
+
+def _local_addresses(plan: Plan) -> dict[str, str]:
+    """Each listen host this machine cannot bind, and the loopback address standing in for it:
+    one each, so the config's sockets stay as distinct as the node's."""
+    hosts = [
+        socket_.address.rpartition(":")[0] for socket_ in (*plan.listens, *plan.redirect_listens)
+    ]
+    hosts.append(plan.status_listen.rpartition(":")[0])
+    foreign = [host for host in dict.fromkeys(hosts) if not is_local(host)]
+    return {host: str(CHECK_LOOPBACK[index + 1]) for index, host in enumerate(foreign)}
+
+
+def _local_listen(address: str, standins: dict[str, str]) -> str:
+    host, _, port = address.rpartition(":")
+    return f"{standins[host]}:{port}" if host in standins else address
+
+
+def _locally_bound(plan: Plan, standins: dict[str, str]) -> dict[str, Any]:
+    """The plan's fields of its listens with `standins` for their hosts."""
+    return {
+        "listens": tuple(
+            replace(s, address=_local_listen(s.address, standins)) for s in plan.listens
+        ),
+        "redirect_listens": tuple(
+            replace(s, address=_local_listen(s.address, standins)) for s in plan.redirect_listens
+        ),
+        "status_address": replace(
+            plan.status_address, value=_local_listen(plan.status_listen, standins)
+        ),
+    }
+
+
 def _moved_server(server: ServerPlan, prefix: str) -> ServerPlan:
     if server.certificate is None or server.certificate_key is None:
         return server
@@ -224,8 +277,15 @@ def rebased(plan: Plan, prefix: str) -> Plan:
         notes.append(
             "extra snippets copied under the prefix as they are: paths inside them are not moved"
         )
+    standins = _local_addresses(plan)
+    if standins:
+        notes.append(
+            f"listen addresses this machine lacks ({', '.join(standins)}) bound to loopback "
+            f"ones of {CHECK_LOOPBACK} for the offline check"
+        )
     return replace(
         plan,
+        **_locally_bound(plan, standins),
         servers=tuple(_moved_server(server, prefix) for server in plan.servers),
         tls=_moved_tls(plan.tls, prefix),
         pid_file=_moved(plan.pid_file, prefix),

@@ -99,20 +99,22 @@ def _mount_root(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """A root whose ROOT/dN the spec's own mount rule takes: the draft must pass validate."""
     from pydantic import TypeAdapter, ValidationError
 
-    from tpgen.spec.model import NodePath
+    from tpgen.spec.model import MountPath
 
     root = value.rstrip("/")
     if not value.startswith("/"):
         raise OptionRefused(f"{value!r}: an absolute path, e.g. /srv/cache", ctx, param)
     try:
-        TypeAdapter(NodePath).validate_python(f"{root}/d1")
-    except ValidationError:
-        raise OptionRefused(
-            f"{value!r}: an absolute path of letters, digits, '.', '_' and '-' parts, without "
-            "'..' or '.' parts, e.g. /srv/cache",
-            ctx,
-            param,
-        ) from None
+        TypeAdapter(MountPath).validate_python(f"{root}/d1")
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        reason = (
+            "an absolute path of letters, digits, '.', '_' and '-' parts, without '..' or '.' "
+            "parts, e.g. /srv/cache"
+            if error["type"] == "string_pattern_mismatch"
+            else str(error["ctx"]["error"])
+        )
+        raise OptionRefused(f"{value!r}: {reason}", ctx, param) from None
     return root
 
 
@@ -150,9 +152,10 @@ def cli(debug: bool) -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(),
+    type=click.Path(allow_dash=True),
+    callback=lambda _ctx, _param, value: None if value == "-" else value,
     help="Write here, not stdout: a regular file (mode and owner kept) or a new path in an "
-    "existing directory; never a link, a device or the spec.",
+    "existing directory; never a link, a device or the spec. '-' is stdout.",
 )
 @click.option(
     "--check/--no-check",

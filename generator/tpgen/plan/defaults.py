@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from tpgen.plan.buckets import SPLIT_STEPS
+from tpgen.spec.paths import NGINX_LOGS
 
 # ---------------------------------------------------------------------- limits of a real node
 # Limits of a real Linux node with a stock kernel; limits.check_node_limits holds every derived
@@ -371,8 +372,11 @@ UNMAPPED_ROOT = "/nonexistent/tpgen-unmapped-disk"
 DISK_DIR = {"cache": "cache", "origin": "data", "vod": "data"}
 # Debian's nginx package: its user, pid file and log directory.
 NGINX_USER = "www-data"
+# nginx takes a group named like the user where `user` names none; Debian's nobody has no such
+# group (its own is nogroup), and `user nobody;` fails nginx -t there.
+NGINX_GROUPS = {"nobody": "nogroup"}
 RUN_DIR = "/run"
-LOG_DIR = "/var/log/nginx"
+LOG_DIR = NGINX_LOGS
 # tpgen's choice: warnings (a full pool queue, a failed read) but not a client's hang-up (info).
 ERROR_LOG_LEVEL = "warn"
 # tpgen's own (plan/logs.py): combined, then the cache's verdict, the disk and the upstream's times.

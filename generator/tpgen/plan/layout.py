@@ -93,9 +93,7 @@ class ExtraFile:
 def node_layout(plan: Plan, config_text: str | None = None) -> NodeLayout:
     """The layout of the plan's node; ``config_text`` (the rendered config) gives its sha1."""
     user = plan.user.value
-    # nginx docs, core module, `user user [group];`: "If group is omitted, a group whose name
-    # equals that of user is used" -- and the config says `user <name>;` without a group.
-    group = user
+    group = plan.group.value
     return NodeLayout(
         node=plan.node_name,
         nginx_user=user,

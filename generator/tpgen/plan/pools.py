@@ -19,13 +19,10 @@ def thread_limit(
     if not pools or threads.value * pools * workers <= THREAD_BUDGET:
         return threads, []
     fitting = THREAD_BUDGET // (workers * pools)
-    if fitting < 1:
-        where = (
-            ("tuning", "worker_processes") if spec.tuning.worker_processes else ("node", "cores")
-        )
+    if fitting < 1:  # only where the spec sets the workers: the plan's own count fits
         return threads, [
             problem(
-                where,
+                ("tuning", "worker_processes"),
                 f"{workers} workers × {pools} thread pools need {workers * pools:,} threads even "
                 f"at 1 thread a pool, above the node's budget of {THREAD_BUDGET:,}: set "
                 f"tuning.worker_processes to at most {THREAD_BUDGET // pools}, or thread_pool: "

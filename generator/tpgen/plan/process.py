@@ -6,7 +6,7 @@ from typing import Any
 
 from tpgen.plan.defaults import (
     ERROR_LOG_LEVEL,
-    LOG_DIR,
+    NGINX_GROUPS,
     NGINX_USER,
     RUN_DIR,
     WORKER_SHUTDOWN_BECAUSE,
@@ -15,15 +15,25 @@ from tpgen.plan.defaults import (
 from tpgen.plan.logs import access_log_fields
 from tpgen.plan.types import Decision, pick
 from tpgen.spec.model import NodeSpec
+from tpgen.spec.paths import NGINX_ERROR_LOG
 
 _DEBIAN = "where Debian's nginx package and its logrotate keep it"
 
 
 def process_fields(spec: NodeSpec) -> dict[str, Any]:
+    user = spec.tuning.user or NGINX_USER
+    group = NGINX_GROUPS.get(user, user)
     return {
         "user": pick(spec.tuning.user, NGINX_USER, "Debian's nginx user"),
+        "group": pick(
+            spec.tuning.group,
+            group,
+            "the user's name, as nginx takes it"
+            if group == user
+            else f"Debian's {user} has no group of that name, which nginx would look for",
+        ),
         "pid_file": Decision(f"{RUN_DIR}/nginx.pid", _DEBIAN),
-        "error_log_file": Decision(f"{LOG_DIR}/error.log", _DEBIAN),
+        "error_log_file": Decision(NGINX_ERROR_LOG, _DEBIAN),
         "error_log_level": Decision(
             ERROR_LOG_LEVEL,
             "warnings and worse: a full pool queue, a failed read, a disk gone; not every "

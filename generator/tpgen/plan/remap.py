@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tpgen.errors import Problem, SpecError
 from tpgen.plan.buckets import moved_buckets
+from tpgen.plan.defaults import DISK_DIR
 from tpgen.plan.types import Plan
 
 
@@ -18,9 +19,15 @@ class Remap:
     # moves between two disks that own buckets before and after: the list was reordered, an
     # entry deleted from the middle or a weight changed; a state change or an append never does
     between_survivors: int = 0
+    # the split key before and after, where it changed: every key lands in a new bucket, and
+    # the share of keys that stays on its disk is what two independent draws share
+    rehashed: tuple[str, str] | None = None
+    kept_by_chance: float = 0.0
 
     @property
     def moved_fraction(self) -> float:
+        if self.rehashed:
+            return 1 - self.kept_by_chance
         return len(self.moved) / self.buckets
 
     def as_dict(self) -> dict[str, object]:
@@ -31,10 +38,24 @@ class Remap:
             "flows": [{"from": a, "to": b, "buckets": n} for a, b, n in self.flows],
             "between_survivors": self.between_survivors,
             "moved": list(self.moved),
+            "split_key": {"before": self.rehashed[0], "after": self.rehashed[1]}
+            if self.rehashed
+            else None,
         }
 
 
 def compare(old: Plan, new: Plan) -> Remap:
+    if DISK_DIR[old.workload] != DISK_DIR[new.workload]:
+        raise SpecError(
+            [
+                Problem(
+                    ("workload", "type"),
+                    f"{old.workload} before, {new.workload} after: a {new.workload} node keeps "
+                    f"nothing of a {old.workload} node's disks; compare two specs of one workload",
+                    new.source,
+                )
+            ]
+        )
     if old.buckets.value != new.buckets.value:
         raise SpecError(
             [
@@ -52,15 +73,31 @@ def compare(old: Plan, new: Plan) -> Remap:
     old_active = {d.name for d in old.bucket_disks}
     new_active = {d.name for d in new.bucket_disks}
     survivors = old_active & new_active
+    rehashed = None
+    kept = 0.0
+    if old.split_key.value != new.split_key.value:
+        rehashed = (old.split_key.value, new.split_key.value)
+        before, after = Counter(old.owners), Counter(new.owners)
+        kept = sum(before[disk] * after[disk] for disk in before) / len(old.owners) ** 2
     return Remap(
         old.buckets.value,
         tuple(moved),
         tuple(sorted((a, b, n) for (a, b), n in flows.items())),
         sum(n for (a, b), n in flows.items() if a in survivors and b in survivors),
+        rehashed,
+        kept,
     )
 
 
 def format_remap(remap: Remap) -> str:
+    if remap.rehashed:
+        before, after = remap.rehashed
+        return (
+            f"warning: the split key changed ({before} -> {after}): every key hashes to a new "
+            f"bucket, {remap.moved_fraction:.1%} of keys change disk (those that stay do so by "
+            "chance), and on a cache node whose cache_key changed every cached object is a miss "
+            "until it is fetched again; keep cache_key fixed for the life of a node"
+        )
     lines = [
         f"moved: {len(remap.moved)} of {remap.buckets} buckets "
         f"({remap.moved_fraction:.1%} of keys change disk)"

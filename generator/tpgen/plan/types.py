@@ -243,6 +243,7 @@ class Plan:
     workload: str
     # main context
     user: Decision[str] = field(metadata=feeds("user"))
+    group: Decision[str] = field(metadata=feeds("user group"))
     worker_processes: Decision[int | str] = field(metadata=feeds("worker_processes"))
     worker_rlimit_nofile: Decision[int] = field(metadata=feeds("worker_rlimit_nofile"))
     pid_file: Decision[str] = field(metadata=feeds("pid"))
@@ -453,6 +454,11 @@ class Plan:
     error_log = _ValueOf[str]("error_log_file")
     access_log = _ValueOf[str]("access_log_file")
     status_listen = _ValueOf[str]("status_address")
+
+    @property
+    def names_group(self) -> bool:
+        """`user` names the group: the spec set one, or nginx's (the user's name) is wrong."""
+        return self.group.overridden or self.group.value != self.user.value
 
     @property
     def listen(self) -> str:

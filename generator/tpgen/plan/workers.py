@@ -33,7 +33,17 @@ def worker_count(spec: NodeSpec) -> int:
         return workers
     if workers == "auto":
         return spec.node.cores
-    return spec.node.cores + extra_workers(spec)
+    return default_workers(spec)
+
+
+def default_workers(spec: NodeSpec) -> int:
+    """One a core and the HDDs' extra loops, but no more than the node's thread budget holds at
+    one thread a pool: every worker starts every pool."""
+    workers = spec.node.cores + extra_workers(spec)
+    pools = pool_count(spec)
+    if pools and workers * pools > THREAD_BUDGET:
+        return max(1, THREAD_BUDGET // pools)
+    return workers
 
 
 def extra_workers(spec: NodeSpec) -> int:
@@ -50,7 +60,15 @@ def extra_workers(spec: NodeSpec) -> int:
 
 def worker_processes(spec: NodeSpec) -> Decision[int | str]:
     extra = extra_workers(spec)
-    if extra:
+    workers = default_workers(spec)
+    if workers < spec.node.cores + extra:
+        pools = pool_count(spec)
+        because = (
+            f"fewer than the {spec.node.cores} cores: every worker starts all {pools} thread "
+            f"pools, and the node's budget of {THREAD_BUDGET:,} threads holds {workers} workers "
+            "at one thread a pool (thread_pool: false on some disks leaves room for more)"
+        )
+    elif extra:
         because = (
             f"one event loop per core ({spec.node.cores}) and {extra} more for the HDDs: "
             + EXTRA_WORKERS_BECAUSE
@@ -63,7 +81,7 @@ def worker_processes(spec: NodeSpec) -> Decision[int | str]:
         )
     else:
         because = "one event loop per core; the thread pools take the blocking reads"
-    return pick(spec.tuning.worker_processes, spec.node.cores + extra, because)
+    return pick(spec.tuning.worker_processes, workers, because)
 
 
 def connections(spec: NodeSpec) -> Decision[int]:

@@ -418,8 +418,23 @@ class _Document:
                         "near that size",
                     )
                 )
+            elif not _DECIMAL.match(node.value):
+                self.add(
+                    self.problem(
+                        node,
+                        path,
+                        f"{node.value!r}: write it in plain decimal digits; YAML readers "
+                        "disagree on numbers with a leading 0, 0x, 0o, 0b or _ (tpgen would "
+                        f"read {number})",
+                    )
+                )
+                return None
             return number
         raise self.refuse_tag(node, path)
+
+
+# An int every YAML reader reads alike: no base prefix, leading zero or separator.
+_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)\Z")
 
 
 def _text_problem(text: str, source: str) -> Problem | None:

@@ -19,6 +19,7 @@ from pydantic import (
     WithJsonSchema,
 )
 
+from tpgen.spec.paths import log_problem, mount_problem, read_problem
 from tpgen.spec.units import format_duration, parse_duration, parse_size, short_size
 
 # Everything below ends up inside nginx.conf: each pattern keeps out ; { } quotes, spaces and $.
@@ -504,7 +505,7 @@ class Logging(Strict):
     format: Literal["combined", "tpgen", "json"] | None = Field(
         default=None, description="combined (nginx's), tpgen (cache status, disk, timing), json"
     )
-    path: NodePath | None = None
+    path: LogPath | None = None
     buffer: Annotated[Size, AfterValidator(_sizes_between(4 * KIB, 16 * MIB, kib=True))] | None = (
         Field(default=None, description="4KiB … 16MiB, whole KiB")
     )
@@ -604,9 +605,27 @@ def _file(path: str) -> str:
     return _no_dotdot(path)
 
 
-FilePath = Annotated[str, Field(pattern=FILE_RE, max_length=1024), AfterValidator(_file)]
+def _placed(rule: Callable[[str], str | None]) -> AfterValidator:
+    """A path `rule` of spec/paths.py, as a field validator: its reason is the field's error."""
+
+    def check(path: str) -> str:
+        reason = rule(path)
+        if reason:
+            raise ValueError(reason)
+        return path
+
+    return AfterValidator(check)
+
+
+# A file nginx reads (certificate, key, snippet): one nginx token, never a kernel file.
+FilePath = Annotated[
+    str, Field(pattern=FILE_RE, max_length=1024), AfterValidator(_file), _placed(read_problem)
+]
 # A directory or file nginx.conf names: the renderer's "path" rule, checked with the field's line.
-NodePath = Annotated[str, Field(pattern=MOUNT_RE, max_length=1024), AfterValidator(_file)]
+_NodePath = Annotated[str, Field(pattern=MOUNT_RE, max_length=1024), AfterValidator(_file)]
+NodePath = Annotated[_NodePath, _placed(read_problem)]
+MountPath = Annotated[_NodePath, _placed(mount_problem)]
+LogPath = Annotated[_NodePath, _placed(log_problem)]
 
 
 class Listen(Strict):
@@ -712,7 +731,7 @@ class Disk(Strict):
         Field(pattern=DEVICE_RE, description="block device, /dev/..., canonical"),
         AfterValidator(_canonical_device),
     ]
-    mount: NodePath
+    mount: MountPath
     size: Annotated[
         Size,
         AfterValidator(_sizes_between(64 * MIB, PIB)),
@@ -743,6 +762,9 @@ class Tuning(Strict):
     """
 
     user: Annotated[str, Field(pattern=USER_RE)] | None = None
+    group: Annotated[str, Field(pattern=USER_RE)] | None = Field(
+        default=None, description="nginx workers' group; default: the user's name (nobody: nogroup)"
+    )
     worker_processes: (
         Annotated[Annotated[int, Field(ge=1, le=1024)] | Literal["auto"], BeforeValidator(_workers)]
         | None

@@ -56,7 +56,10 @@ REFUSED: dict[str, str] = {
     "worker_rlimit_nofile": (
         "the plan checks it against the node's limits: set tuning.worker_rlimit_nofile"
     ),
-    "user": "the disks' cache directories belong to tpgen's user: set tuning.user",
+    "user": (
+        "the disks' cache directories belong to tpgen's user and group: set tuning.user and "
+        "tuning.group"
+    ),
     "pid": "the nginx unit and the roles signal the pid file tpgen writes: remove it",
     "daemon": f"{_DAEMON}: remove it",
     "master_process": f"{_DAEMON}: remove it",
@@ -132,10 +135,22 @@ def _refusals(
             yield from _refusals(directive.block, context, shadowed, depth + 1)
 
 
+# Editors on Windows write it; nginx has no notion of it.
+BYTE_ORDER_MARK = "\ufeff"
+
+
 def check_snippet(
     text: str, context: str, shadowed: Mapping[str, str] | None = None
 ) -> list[tuple[int, str]]:
     """(line, message) of each thing in ``text`` that tpgen refuses in ``context``."""
+    if text.startswith(BYTE_ORDER_MARK):
+        return [
+            (
+                1,
+                "the file starts with a byte order mark (U+FEFF), which nginx reads as part of "
+                "its first directive (unknown directive): save it as UTF-8 without one",
+            )
+        ]
     try:
         directives = parse(text)
     except SyntaxProblem as err:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tpgen.errors import Path, Problem, problem
+from tpgen.errors import Path, Problem, format_path, problem
 from tpgen.spec.edge import edge_problems
-from tpgen.spec.model import CachePolicy, NodeSpec, Origin, is_ip_host
+from tpgen.spec.model import CachePolicy, Extra, NodeSpec, Origin, is_ip_host
+from tpgen.spec.paths import NGINX_ERROR_LOG, NGINX_LOGS, is_within
 
 WORKLOADS = ("cache", "origin", "vod")
 
@@ -26,6 +27,7 @@ SCOPES: dict[Path, Scope] = {
     ("workload", "cache_key"): Scope(("cache",)),
     ("workload", "inactive"): Scope(("cache",)),
     ("tuning", "user"): Scope(),
+    ("tuning", "group"): Scope(),
     ("tuning", "worker_processes"): Scope(),
     ("tuning", "worker_connections"): Scope(),
     ("tuning", "worker_rlimit_nofile"): Scope(),
@@ -106,6 +108,56 @@ def _nested_mounts(spec: NodeSpec) -> Iterator[Problem]:
                 )
         if disk.mount == "/":
             yield problem(("disks", index, "mount"), "a cache disk cannot be mounted at /")
+
+
+def node_files(spec: NodeSpec) -> Iterator[tuple[Path, str]]:
+    """Every file the spec names that nginx opens itself, with its field."""
+    if spec.logging.path:
+        yield ("logging", "path"), spec.logging.path
+    if spec.origin.ca_file:
+        yield ("origin", "ca_file"), spec.origin.ca_file
+    if spec.tls is not None:
+        for index, certificate in enumerate(spec.tls.certificates):
+            yield ("tls", "certificates", index, "cert"), certificate.cert
+            yield ("tls", "certificates", index, "key"), certificate.key
+        for index, ticket_key in enumerate(spec.tls.ticket_keys):
+            yield ("tls", "ticket_keys", index), ticket_key
+        if spec.tls.trusted_certificate:
+            yield ("tls", "trusted_certificate"), spec.tls.trusted_certificate
+    for context in Extra.model_fields:
+        for index, snippet in enumerate(getattr(spec.extra, context)):
+            yield ("extra", context, index), snippet
+
+
+def _files_on_disks(spec: NodeSpec) -> Iterator[Problem]:
+    """nginx opens these at every start and reload: a data disk that fails or is not mounted
+    yet would keep it from starting, and an origin serves its disks' trees to anyone."""
+    for field, path in node_files(spec):
+        index, disk = next(
+            ((i, d) for i, d in enumerate(spec.disks) if is_within(path, d.mount)), (None, None)
+        )
+        if disk is not None:
+            yield problem(
+                field,
+                f"{path} is on disks.{index} ({disk.name}, mounted at {disk.mount}): a failed "
+                "or unmounted data disk would keep nginx from starting; keep it on the system "
+                "disk, e.g. "
+                + (f"{NGINX_LOGS}/access.log" if field == ("logging", "path") else "under /etc"),
+            )
+    read = {path: field for field, path in node_files(spec) if field != ("logging", "path")}
+    if spec.logging.path in read:
+        yield problem(
+            ("logging", "path"),
+            f"{spec.logging.path} is also {format_path(read[spec.logging.path])}, a file nginx "
+            f"reads: nginx would append its log to it; name another file, e.g. "
+            f"{NGINX_LOGS}/access.log",
+        )
+    if spec.logging.path == NGINX_ERROR_LOG:
+        yield problem(
+            ("logging", "path"),
+            f"{NGINX_ERROR_LOG} is nginx's error log: name another file, e.g. "
+            f"{NGINX_LOGS}/access.log",
+        )
 
 
 def origin_follows_dns(spec: NodeSpec) -> bool:
@@ -239,6 +291,7 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
     for field in ("name", "device", "mount"):
         problems.extend(_duplicates(spec, field))
     problems.extend(_nested_mounts(spec))
+    problems.extend(_files_on_disks(spec))
     if not any(disk.state == "active" for disk in spec.disks):
         problems.append(
             problem(("disks",), "no disk is active: at least one disk must have state: active")

@@ -1,0 +1,168 @@
+"""Where a spec may put disks and files: never over or into the system's own directories, never
+a kernel file, never a file nginx needs on a data disk (spec/paths.py, spec/validate.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tpgen.cli import main
+from tpgen.spec.paths import SHARED_DIRS, SYSTEM_TREES, log_problem, mount_problem, read_problem
+
+from .specs import disk, spec, write_spec
+
+
+def validate(tmp_path: Path, data: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> str:
+    """validate's one error line (asserting exit 2 and exactly one line)."""
+    path = write_spec(tmp_path / "s.yaml", data)
+    assert main(["validate", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def accepted(tmp_path: Path, data: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_spec(tmp_path / "s.yaml", data)
+    assert main(["validate", str(path)]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("mount", "reason"),
+    [
+        ("/etc", "is in the system's /etc"),
+        ("/etc/nginx", "is in the system's /etc"),
+        ("/usr/local/cache", "is in the system's /usr"),
+        ("/boot/d1", "is in the system's /boot"),
+        ("/proc/d1", "is in the system's /proc"),
+        ("/var/log/nginx", "is in the system's /var/log"),
+        ("/var/lib/dpkg", "is in the system's /var/lib/dpkg"),
+        ("/var", "would hide what /var/backups holds"),
+        ("/var/cache", "would hide what /var/cache/apt holds"),
+        ("/var/lib", "would hide what /var/lib/apt holds"),
+        ("/home", "would hide what /home holds"),
+        ("/tmp", "would hide what /tmp holds"),
+        ("/opt", "would hide what /opt holds"),
+    ],
+)
+def test_a_disk_is_never_mounted_over_the_systems_own_directories(
+    mount: str, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = spec(disks=2)
+    data["disks"][1] = disk(2, mount=mount)
+    line = validate(tmp_path, data, capsys)
+    assert f": disks.1.mount: {mount} " in line or f"at {mount} " in line
+    assert reason in line and "e.g. /srv/cache/d1" in line
+
+
+@pytest.mark.parametrize(
+    "mount", ["/srv/cache/d1", "/var/cache/nginx/d1", "/var/lib/docker", "/mnt", "/data", "/tmp/x"]
+)
+def test_the_usual_places_for_data_disks_are_accepted(
+    mount: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    accepted(tmp_path, spec(disks=1) | {"disks": [disk(1, mount=mount)]}, capsys)
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("/etc/shadow", "in the system's /etc, which nginx (root) would append to"),
+        ("/etc/nginx/mime.types", "in the system's /etc"),
+        ("/var/lib/dpkg/status", "in the system's /var/lib/dpkg"),
+        ("/run/nginx.pid", "in the system's /run"),
+        ("/dev/sda", "in the system's /dev"),
+        ("/var/log/nginx", "is a directory"),
+        ("/var/log", "is a directory"),
+        ("/tmp", "is a directory"),
+        ("/var/log/nginx/error.log", "is nginx's error log"),
+        ("/srv/cache/d2/access.log", "is on disks.1 (d2, mounted at /srv/cache/d2)"),
+    ],
+)
+def test_the_access_log_is_never_a_system_file_nginx_root_would_append_to(
+    path: str, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = validate(tmp_path, spec(logging={"path": path}), capsys)
+    assert ": logging.path: " in line and reason in line
+    assert "/var/log/nginx/access.log" in line
+
+
+@pytest.mark.parametrize(
+    "path", ["/var/log/nginx/access.log", "/var/log/edge/a.json", "/srv/logs/access.log"]
+)
+def test_logs_in_their_usual_places_are_accepted(
+    path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    accepted(tmp_path, spec(logging={"path": path}), capsys)
+
+
+def _tls(**fields: Any) -> dict[str, Any]:
+    certificate = {"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"}
+    certificate.update({k: v for k, v in fields.items() if k in ("cert", "key")})
+    tls: dict[str, Any] = {"certificates": [certificate]}
+    tls.update({k: v for k, v in fields.items() if k not in ("cert", "key")})
+    return {"listen": {"port": 443, "tls": True}, "tls": tls}
+
+
+@pytest.mark.parametrize(
+    ("sections", "field"),
+    [
+        (_tls(key="/proc/self/environ"), "tls.certificates.0.key"),
+        (_tls(cert="/dev/zero"), "tls.certificates.0.cert"),
+        (_tls(ticket_keys=["/sys/kernel/notes"]), "tls.ticket_keys.0"),
+        (_tls(trusted_certificate="/dev/urandom"), "tls.trusted_certificate"),
+        ({"origin": {"tls": True, "ca_file": "/proc/1/mem"}}, "origin.ca_file"),
+        ({"extra": {"http": ["/dev/stdin"]}}, "extra.http.0"),
+    ],
+)
+def test_nginx_never_reads_a_kernel_file_as_a_certificate_key_or_snippet(
+    sections: dict[str, Any], field: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = validate(tmp_path, spec(**sections), capsys)
+    assert f": {field}: " in line and "not a file: name a regular file" in line
+
+
+@pytest.mark.parametrize(
+    ("sections", "field"),
+    [
+        (_tls(key="/srv/cache/d1/tls/a.key"), "tls.certificates.0.key"),
+        (_tls(ticket_keys=["/srv/cache/d3/t.key"]), "tls.ticket_keys.0"),
+        ({"origin": {"tls": True, "ca_file": "/srv/cache/d2/ca.pem"}}, "origin.ca_file"),
+        ({"extra": {"location": ["/srv/cache/d1/x.conf"]}}, "extra.location.0"),
+    ],
+)
+def test_no_file_nginx_opens_at_start_lives_on_a_data_disk(
+    sections: dict[str, Any], field: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = validate(tmp_path, spec(**sections), capsys)
+    assert f": {field}: " in line
+    assert "a failed or unmounted data disk would keep nginx from starting" in line
+    assert "e.g. under /etc" in line
+
+
+def test_a_path_beside_a_mount_with_the_same_prefix_is_not_on_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    accepted(tmp_path, spec(logging={"path": "/srv/cache/d10.log"}), capsys)
+
+
+def test_the_rules_name_the_whole_part_of_a_system_tree() -> None:
+    assert mount_problem("/etcetera") is None and mount_problem("/usrdata/d1") is None
+    assert log_problem("/etcetera/a.log") is None and read_problem("/devices/a.pem") is None
+    for tree in SYSTEM_TREES:
+        assert mount_problem(tree) and mount_problem(tree + "/d1")
+    for shared in SHARED_DIRS:
+        assert mount_problem(shared) and not mount_problem(shared + "/d1/x")
+        assert log_problem(shared)
+
+
+def test_the_access_log_is_never_a_file_nginx_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = spec(**_tls(key="/srv/tls/a.key"), logging={"path": "/srv/tls/a.key"})
+    line = validate(tmp_path, data, capsys)
+    assert (
+        ": logging.path: /srv/tls/a.key is also tls.certificates.0.key, a file nginx reads: "
+        in line
+    )
+    assert "nginx would append its log to it" in line
