@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tpgen.check import check_plan
 from tpgen.cli import main
+from tpgen.plan import make_plan
+from tpgen.spec.load import spec_from_mapping
 from tpgen.spec.paths import SHARED_DIRS, SYSTEM_TREES, log_problem, mount_problem, read_problem
 
 from .specs import disk, spec, write_spec
@@ -166,3 +169,71 @@ def test_the_access_log_is_never_a_file_nginx_reads(
         in line
     )
     assert "nginx would append its log to it" in line
+
+
+def _pairs(*pairs: tuple[str, str], **fields: Any) -> dict[str, Any]:
+    tls = {"certificates": [{"cert": cert, "key": key} for cert, key in pairs], **fields}
+    tls["certificates"][1:] = [
+        {**pair, "server_names": [f"n{index}.example"]}
+        for index, pair in enumerate(tls["certificates"][1:], 1)
+    ]
+    return {"listen": {"port": 443, "tls": True}, "tls": tls}
+
+
+@pytest.mark.parametrize(
+    ("sections", "field", "message"),
+    [
+        (
+            _pairs(("/etc/t/a.crt", "/etc/t/a.key"), ("/etc/t/a.key", "/etc/t/b.key")),
+            "tls.certificates.1.cert",
+            "/etc/t/a.key is also tls.certificates.0.key, from which nginx reads a private key, "
+            "not a certificate",
+        ),
+        (
+            _pairs(("/etc/t/a.crt", "/etc/t/a.key"), ticket_keys=["/etc/t/a.key"]),
+            "tls.ticket_keys.0",
+            "from which nginx reads a private key, not a ticket key",
+        ),
+        (
+            _pairs(("/etc/t/a.pem", "/etc/t/a.pem"), ("/etc/t/b.crt", "/etc/t/a.pem")),
+            "tls.certificates.1.key",
+            "/etc/t/a.pem is also tls.certificates.0.cert, from which nginx reads a certificate, "
+            "not a private key",
+        ),
+        (
+            {**_pairs(("/etc/t/a.crt", "/etc/t/a.key")), "extra": {"http": ["/etc/t/a.crt"]}},
+            "extra.http.0",
+            "from which nginx reads a certificate, not a config snippet",
+        ),
+    ],
+)
+def test_one_file_is_never_read_as_two_kinds_of_thing(
+    sections: dict[str, Any],
+    field: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    line = validate(tmp_path, spec(**sections), capsys)
+    assert f": {field}: " in line and message in line
+    assert "name another file (a certificate and its own key may share one)" in line
+
+
+@pytest.mark.parametrize(
+    "sections",
+    [
+        _pairs(("/etc/t/a.pem", "/etc/t/a.pem")),  # a combined PEM
+        _pairs(("/etc/t/a.pem", "/etc/t/a.pem"), ("/etc/t/a.pem", "/etc/t/a.pem")),
+        _pairs(("/etc/t/a.crt", "/etc/t/k.key"), ("/etc/t/b.crt", "/etc/t/k.key")),  # one key
+        _pairs(("/etc/t/a.crt", "/etc/t/a.key"), trusted_certificate="/etc/t/a.crt"),  # chain
+    ],
+)
+def test_files_shared_the_ways_nginx_reads_them_are_accepted_and_pass_nginx_t(
+    sections: dict[str, Any], nginx_binary: str, tmp_path: Path
+) -> None:
+    path = write_spec(tmp_path / "s.yaml", spec("origin", **sections))
+    assert main(["validate", str(path)]) == 0
+    result = check_plan(
+        make_plan(spec_from_mapping(spec("origin", **sections))), nginx=nginx_binary
+    )
+    assert result.ok, result.output

@@ -242,8 +242,11 @@ def write_tls_files(plan: Plan) -> None:
                 issuer=issuer,
                 ocsp_url=THROWAWAY_OCSP_URL if server.staples else None,
             )
+    chains = {server.certificate.value for server in plan.servers if server.certificate}
     if plan.tls and plan.tls.trusted_certificate:
-        write_throwaway_issuer(Path(plan.tls.trusted_certificate.value), issuer)
+        trusted = plan.tls.trusted_certificate.value
+        if trusted not in chains:  # a chain file already ends in the throwaway CA
+            write_throwaway_issuer(Path(trusted), issuer)
     for path in plan.tls.ticket_keys.value if plan.tls and plan.tls.ticket_keys else ():
         write_throwaway_ticket_key(Path(path))
 

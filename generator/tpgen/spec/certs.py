@@ -191,11 +191,14 @@ def _throwaway_key(path: Path) -> ec.EllipticCurvePrivateKey:
         if isinstance(existing, ec.EllipticCurvePrivateKey):
             return existing
     key = ec.generate_private_key(ec.SECP256R1())
-    pem = key.private_bytes(
+    _write_private(path, _key_pem(key))
+    return key
+
+
+def _key_pem(key: ec.EllipticCurvePrivateKey) -> bytes:
+    return key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    _write_private(path, pem)
-    return key
 
 
 @dataclass(frozen=True)
@@ -265,7 +268,11 @@ def write_throwaway_pair(
     cert = builder.sign(issuer.key if issuer else key, hashes.SHA256())
     cert_path.parent.mkdir(parents=True, exist_ok=True)
     chain = issuer.pem if issuer else b""
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM) + chain)
+    pem = cert.public_bytes(serialization.Encoding.PEM) + chain
+    if cert_path == key_path:  # one PEM file with both, as nginx reads it for either
+        _write_private(cert_path, pem + _key_pem(key))
+    else:
+        cert_path.write_bytes(pem)
 
 
 def write_throwaway_issuer(path: Path, issuer: ThrowawayIssuer) -> None:

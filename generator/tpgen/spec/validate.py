@@ -129,6 +129,50 @@ def node_files(spec: NodeSpec) -> Iterator[tuple[Path, str]]:
             yield ("extra", context, index), snippet
 
 
+def _read_file_kinds(spec: NodeSpec) -> Iterator[tuple[Path, str, str, int | None]]:
+    """(field, path, what nginx reads from it, the certificate pair it belongs to)."""
+    if spec.tls is not None:
+        for index, pair in enumerate(spec.tls.certificates):
+            yield ("tls", "certificates", index, "cert"), pair.cert, "certificate", index
+            yield ("tls", "certificates", index, "key"), pair.key, "private key", index
+        for index, ticket_key in enumerate(spec.tls.ticket_keys):
+            yield ("tls", "ticket_keys", index), ticket_key, "ticket key", None
+        if spec.tls.trusted_certificate:
+            yield ("tls", "trusted_certificate"), spec.tls.trusted_certificate, "certificate", None
+    if spec.origin.ca_file:
+        yield ("origin", "ca_file"), spec.origin.ca_file, "certificate", None
+    for context in Extra.model_fields:
+        for index, snippet in enumerate(getattr(spec.extra, context)):
+            yield ("extra", context, index), snippet, "config snippet", None
+
+
+def _combined(uses: list[tuple[Path, str, str, int | None]]) -> bool:
+    """A certificate and its key in one PEM file: each pair naming it names it for both."""
+    pairs = {pair for _, _, _, pair in uses}
+    return None not in pairs and all(
+        {kind for _, _, kind, p in uses if p == pair} == {"certificate", "private key"}
+        for pair in pairs
+    )
+
+
+def _file_kinds(spec: NodeSpec) -> Iterator[Problem]:
+    """nginx reads one kind of thing from each file: a path named for two kinds fails nginx -t
+    on the node (a key where a certificate chain is read, a snippet that is a PEM)."""
+    uses: dict[str, list[tuple[Path, str, str, int | None]]] = {}
+    for use in _read_file_kinds(spec):
+        uses.setdefault(use[1], []).append(use)
+    for path, named in uses.items():
+        if len({kind for _, _, kind, _ in named}) == 1 or _combined(named):
+            continue
+        field, _, kind, _ = named[-1]
+        other_field, _, other_kind, _ = next(use for use in named if use[2] != kind)
+        yield problem(
+            field,
+            f"{path} is also {format_path(other_field)}, from which nginx reads a {other_kind}, "
+            f"not a {kind}: name another file (a certificate and its own key may share one)",
+        )
+
+
 def _files_on_disks(spec: NodeSpec) -> Iterator[Problem]:
     """nginx opens these at every start and reload: a data disk that fails or is not mounted
     yet would keep it from starting, and an origin serves its disks' trees to anyone."""
@@ -292,6 +336,7 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
         problems.extend(_duplicates(spec, field))
     problems.extend(_nested_mounts(spec))
     problems.extend(_files_on_disks(spec))
+    problems.extend(_file_kinds(spec))
     if not any(disk.state == "active" for disk in spec.disks):
         problems.append(
             problem(("disks",), "no disk is active: at least one disk must have state: active")
