@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 
 from bench.system import BenchError
@@ -40,16 +42,21 @@ class Cgroup(ABC):
         """Highest memory use (page cache included) seen, if the kernel reports it."""
 
     def join_paths(self) -> list[Path]:
-        """The `cgroup.procs` files a new process writes its pid to (see `join`)."""
+        """The `cgroup.procs` files a new process writes its pid to (see `command`)."""
         return [d / "cgroup.procs" for d in self.dirs]
 
-    def join(self, pid: int) -> None:
-        for procs in self.join_paths():
-            procs.write_text(f"{pid}\n")
-
-    def enter(self) -> None:
-        """Move the calling process in: a child's preexec_fn, so that it starts inside."""
-        self.join(os.getpid())
+    def command(self, argv: Sequence[str], *, nofile_hard: int | None = None) -> list[str]:
+        """`argv` started inside the group: a shell writes its own pid to each `cgroup.procs`,
+        then execs it, so everything it forks is inside too. Not a preexec_fn, which may
+        deadlock a child forked from a process with threads (the bench's samplers).
+        `nofile_hard` raises (never lowers) the open-files hard limit first, where allowed."""
+        steps = [f"echo $$ > {shlex.quote(str(procs))}" for procs in self.join_paths()]
+        if nofile_hard is not None:
+            steps.append(
+                f'{{ h=$(ulimit -Hn); [ "$h" = unlimited ] || [ "$h" -ge {nofile_hard} ] || '
+                f"ulimit -Hn {nofile_hard} 2>/dev/null || :; }}"
+            )
+        return ["sh", "-c", " && ".join([*steps, 'exec "$@"']), "sh", *argv]
 
     def pids(self) -> set[int]:
         found: set[int] = set()

@@ -183,15 +183,16 @@ def _probe(disk: LoopDisk, cgroup: Cgroup, settings: MetadataRun, loaded: bool) 
     load, rate = None, None
     if loaded:
         load = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                _LOAD,
-                str(disk.mount / "data.bin"),
-                str(settings.load_threads),
-                str(LOAD_READ),
-            ],
-            preexec_fn=cgroup.enter,
+            cgroup.command(
+                [
+                    sys.executable,
+                    "-c",
+                    _LOAD,
+                    str(disk.mount / "data.bin"),
+                    str(settings.load_threads),
+                    str(LOAD_READ),
+                ]
+            ),
             stdout=subprocess.DEVNULL,
         )
         time.sleep(settings.settle_seconds / 2)
@@ -201,8 +202,9 @@ def _probe(disk: LoopDisk, cgroup: Cgroup, settings: MetadataRun, loaded: bool) 
     try:
         reads0, bios0 = disk.counters().read_ios, _charged(cgroup, disk.majmin)
         stat = subprocess.run(
-            [sys.executable, "-c", _STAT, str(disk.mount / "files"), str(settings.files)],
-            preexec_fn=cgroup.enter,
+            cgroup.command(
+                [sys.executable, "-c", _STAT, str(disk.mount / "files"), str(settings.files)]
+            ),
             capture_output=True,
             text=True,
             timeout=600,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import resource
 import signal
 import socket
 import subprocess
@@ -33,19 +32,6 @@ class Nginx:
 
     def start(self, timeout: float = 15.0) -> None:
         """Start the master in the foreground (daemon off) and wait until the port answers."""
-        cgroup = self.cgroup
-
-        def enter_cgroup() -> None:  # runs in the child, before exec: workers inherit the group
-            cgroup.enter()
-            # What a service manager gives nginx (systemd: hard limit 524288), so that the
-            # config's worker_rlimit_nofile can take effect in workers that run as www-data.
-            # Containers without CAP_SYS_RESOURCE refuse: nginx then logs an [alert] and keeps
-            # the lower limit, which is plenty for the bench (see IGNORED).
-            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-            if hard != resource.RLIM_INFINITY and hard < NOFILE_HARD:
-                with contextlib.suppress(OSError, ValueError):
-                    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, NOFILE_HARD))
-
         cmd = [
             "nginx",
             "-p",
@@ -59,10 +45,13 @@ class Nginx:
         ]
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
-                cmd,
+                # Workers inherit the group. The hard open-files limit a service manager gives
+                # nginx (systemd: 524288), so that the config's worker_rlimit_nofile takes effect
+                # in workers that run as www-data; containers without CAP_SYS_RESOURCE refuse:
+                # nginx then logs an [alert] and keeps the lower limit, plenty here (IGNORED).
+                self.cgroup.command(cmd, nofile_hard=NOFILE_HARD),
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                preexec_fn=enter_cgroup,
                 start_new_session=True,  # a Ctrl-C to the bench does not reach nginx directly
             )
         deadline = time.monotonic() + timeout

@@ -39,10 +39,10 @@ def _read(
     env = dict(os.environ, BS=block, FLAG="iflag=direct" if direct else "")
     counted = disk.counters()
     start = time.monotonic()
+    argv = ["sh", "-c", _READ_LOOP, "sh", *map(str, files)]
     proc = subprocess.run(
-        ["sh", "-c", _READ_LOOP, "sh", *map(str, files)],
+        cgroup.command(argv) if cgroup else argv,
         env=env,
-        preexec_fn=cgroup.enter if cgroup else None,
         capture_output=True,
         text=True,
         timeout=300,
