@@ -23,19 +23,23 @@ from tpgen.spec.load import spec_from_mapping
 from tpgen.spec.snippets import snippet_problems
 
 SIZES = ["64GiB", "500GB", "1TB", "4TB", "8TB", "16TB", "3.84TB", "960GB"]
+# Places spec/paths.py lets a disk go, below the directories it must not hide.
+MOUNT_ROOTS = ["/var/cache/nginx", "/var/lib/tpgen-disks", "/data", "/mnt", "/opt/cdn", "/home/cdn"]
+# Files the log may be, and the groups the workers may run as (Debian's, present on any node).
+LOG_PATHS = ["/var/log/nginx/access.log", "/var/log/edge/a.json", "/srv/logs/access.log"]
+GROUPS = ["www-data", "adm", "nogroup"]
 ERROR_LINE = re.compile(r"^\S+?(:\d+)?: [\w.()]+: \S.*$")
 
 
-@st.composite
-def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
-    kind = draw(st.sampled_from(["cache", "origin", "vod"]))
+def _disks(draw: st.DrawFn, kind: str) -> list[dict[str, Any]]:
     count = draw(st.integers(1, 10))
+    root = draw(st.sampled_from([f"/srv/{kind}", *MOUNT_ROOTS]))
     disks = []
     for index in range(count):
         item: dict[str, Any] = {
             "name": f"d{index}",
             "device": f"/dev/sd{chr(97 + index)}",
-            "mount": f"/srv/{kind}/d{index}",
+            "mount": f"{root}/d{index}",
             "size": draw(st.sampled_from(SIZES)),
             "media": draw(st.sampled_from(["hdd", "hdd", "ssd", "nvme"])),
             "state": draw(st.sampled_from(["active", "active", "draining", "failed"])),
@@ -47,6 +51,13 @@ def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
             item["thread_pool"] = draw(st.booleans())
         disks.append(item)
     disks[draw(st.integers(0, count - 1))]["state"] = "active"
+    return disks
+
+
+@st.composite
+def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["cache", "origin", "vod"]))
+    disks = _disks(draw, kind)
     workload: dict[str, Any] = {"type": kind}
     if kind == "cache":
         workload["upstreams"] = draw(
@@ -86,21 +97,28 @@ def valid_specs(draw: st.DrawFn) -> dict[str, Any]:
             st.integers(1, min(64, THREAD_BUDGET // (workers * pools)))
         )
     if draw(st.integers(0, 3)) == 0:
+        tuning["group"] = draw(st.sampled_from(GROUPS))
+    if draw(st.integers(0, 3)) == 0:
         tuning["keepalive_timeout"] = draw(st.sampled_from(["0", "1s", "75", "1m30s500ms", "1h"]))
     if draw(st.integers(0, 3)) == 0:
         tuning["sendfile_max_chunk"] = draw(st.sampled_from(["4KiB", "2MiB", "1000KiB", "64MiB"]))
-    if kind == "cache" and draw(st.integers(0, 3)) == 0:
-        workload["inactive"] = draw(st.sampled_from(["1m", "12h", "1y", "1M1w", 86400]))
-    if kind == "cache" and draw(st.integers(0, 3)) == 0:
-        workload["cache_key"] = draw(
-            st.sampled_from(["$uri", "$host$request_uri", "$scheme://$http_host$uri$is_args$args"])
-        )
+    if kind == "cache":
+        _cache_keys(draw, workload)
     if kind == "vod" and draw(st.integers(0, 3)) == 0:
         tuning["output_buffers"] = draw(st.sampled_from(["4KiB", "1536KiB", "64MiB"]))
         tuning["directio"] = draw(st.sampled_from(["4KiB", "512KiB", "1TiB"]))
     if tuning:
         data["tuning"] = tuning
     return _extra(draw, _edge(draw, _issue13_sections(draw, data)))
+
+
+def _cache_keys(draw: st.DrawFn, workload: dict[str, Any]) -> None:
+    if draw(st.integers(0, 3)) == 0:
+        workload["inactive"] = draw(st.sampled_from(["1m", "12h", "1y", "1M1w", 86400]))
+    if draw(st.integers(0, 3)) == 0:
+        workload["cache_key"] = draw(
+            st.sampled_from(["$uri", "$host$request_uri", "$scheme://$http_host$uri$is_args$args"])
+        )
 
 
 # Snippets tpgen accepts in any node's config, per context, at made-up node paths; the check reads
@@ -155,7 +173,12 @@ def _edge(draw: st.DrawFn, data: dict[str, Any]) -> dict[str, Any]:
         tls = draw(st.booleans())
         data["listen"].append(
             {
-                "address": draw(st.sampled_from(["*", "0.0.0.0", "::", "127.0.0.1", "::1"])),
+                # TEST-NET and documentation addresses: the node's, never the checking machine's.
+                "address": draw(
+                    st.sampled_from(
+                        ["*", "0.0.0.0", "::", "127.0.0.1", "::1", "203.0.113.7", "2001:db8::7"]
+                    )
+                ),
                 "port": port,
                 "tls": tls,
                 "http2": tls and draw(st.booleans()),
@@ -191,6 +214,7 @@ def _issue13_sections(draw: st.DrawFn, data: dict[str, Any]) -> dict[str, Any]:
         data["logging"] = {
             "format": draw(st.sampled_from(["tpgen", "json", "combined"])),
             "buffer": draw(st.sampled_from(["4KiB", "1MiB", "16MiB"])),
+            "path": draw(st.sampled_from(LOG_PATHS)),
         }
     if data["workload"]["type"] != "cache":
         return data
