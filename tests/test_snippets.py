@@ -16,6 +16,7 @@ from tpgen.errors import SpecError
 from tpgen.ops.doctor.drift import check_extra_files
 from tpgen.ops.doctor.findings import Level
 from tpgen.spec.load import spec_from_mapping
+from tpgen.spec.model import FILE_RE, PATTERN_FIXES
 from tpgen.spec.nginx_syntax import Directive, SyntaxProblem, parse
 from tpgen.spec.snippets import check_snippet
 
@@ -342,10 +343,7 @@ def test_controller_copies_are_read_in_place_of_the_node_paths(tmp_path: Path) -
 # --------------------------------------------------------------------------- the spec
 
 
-PATTERN = (
-    "has characters or a form not allowed here (String should match pattern "
-    "'^(/[A-Za-z0-9._+-]+)+$')"
-)
+PATTERN = "is not " + PATTERN_FIXES[FILE_RE]
 
 
 @pytest.mark.parametrize(

@@ -158,7 +158,7 @@ def test_apply_creates_no_host_for_a_spec_tpgen_refuses(
         "envs/sim", "apply", "-auto-approve", *args, data="sim_bad", check=False
     )
     assert result.returncode == 1
-    assert "edge-bad-01.yaml:2: disks.0.device: '/dev//sdb' has characters or a form not" in (
+    assert "edge-bad-01.yaml:2: disks.0.device: '/dev//sdb' is not a device path" in (
         " ".join(result.output.split())
     )
     listed = terraform_tree.terraform(

@@ -25,7 +25,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from tpgen.errors import FileRefused, Problem, SpecError, printable
 from tpgen.errors import Path as FieldPath
 from tpgen.files import MIB, NotUtf8, decode_utf8, read_regular_file
-from tpgen.spec.model import NodeSpec, shown
+from tpgen.spec.model import PATTERN_FIXES, NodeSpec, shown
 from tpgen.spec.validate import semantic_problems
 
 LineMap = dict[FieldPath, int]
@@ -207,6 +207,9 @@ def _pydantic_message(error: Any) -> str:
         message = message.removeprefix(prefix)
     if kind == "string_pattern_mismatch":
         # in full: the character that does not match may be past what `shown` keeps
+        fix = PATTERN_FIXES.get((error.get("ctx") or {}).get("pattern", ""))
+        if fix:
+            return f"{error['input']!r} is not {fix}"
         return f"{error['input']!r} has characters or a form not allowed here ({message})"
     return message
 

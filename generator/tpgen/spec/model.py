@@ -573,6 +573,28 @@ FILE_RE = r"^(/[A-Za-z0-9._+-]+)+$"
 # A server name: a host name, or a wildcard "*." in front of one (nginx's server_name form).
 SERVER_NAME_RE = r"^(\*\.)?" + HOSTNAME_RE[1:]
 NGINX_VERSION_RE = r"^[1-9][0-9]?\.[0-9]{1,3}(\.[0-9]{1,3})?$"
+# What each pattern takes, and an example: the error says this, not the regular expression.
+PATTERN_FIXES = {
+    HOSTNAME_RE: "a lowercase host name (labels of a-z, 0-9 and '-', joined by '.'): write e.g. "
+    "edge-ams-01",
+    DISK_NAME_RE: "a disk name (a lowercase letter, then up to 31 of a-z, 0-9 and '_'): write "
+    "e.g. d1",
+    DEVICE_RE: "a device path (/dev/, then letters, digits and / _ . : + -): write e.g. "
+    "/dev/sdb or /dev/disk/by-id/wwn-0x5000c500a1b2c3d4",
+    MOUNT_RE: "an absolute path (parts of letters, digits, '.', '_' and '-'): write e.g. "
+    "/srv/cache/d1",
+    USER_RE: "a Unix name (a lowercase letter or '_', then up to 31 of a-z, 0-9, '_' and '-'): "
+    "write e.g. www-data",
+    CACHE_KEY_RE: "nginx variables and the characters A-Z a-z 0-9 / : . _ -: write e.g. "
+    "$scheme$host$request_uri",
+    HEADER_NAME_RE: "a header name (up to 64 letters, digits and '-'): write e.g. X-Bypass",
+    COOKIE_NAME_RE: "a cookie name (up to 64 letters, digits and '_'): write e.g. nocache",
+    FILE_RE: "an absolute file path (parts of letters, digits, '.', '_', '+' and '-'): write "
+    "e.g. /etc/nginx/tls/edge.crt",
+    SERVER_NAME_RE: "a lowercase host name, or one after '*.': write e.g. cdn.example.com or "
+    "*.example.com",
+    NGINX_VERSION_RE: "an nginx version (major.minor or major.minor.patch): write e.g. 1.26.3",
+}
 
 
 def _listen_address(text: str) -> str:
