@@ -106,7 +106,7 @@ def test_slice_on_an_origin_node_is_refused() -> None:
         ({"valid": [{"status": [200], "time": -1}]}, "t.yaml: cache.valid.0.time: a duration "
          "cannot be negative"),
         ({"bypass": {}}, "t.yaml: cache.bypass: names neither a header nor a cookie"),
-        ({"bypass": {"header": "X Y"}}, "t.yaml: cache.bypass.header: 'X Y' has characters"),
+        ({"bypass": {"header": "X Y"}}, "t.yaml: cache.bypass.header: 'X Y' is not a header name"),
         ({"trusted_networks": ["10.0.0.1/8"]}, "t.yaml: cache.trusted_networks.0: '10.0.0.1/8' "
          "is not a network in CIDR form with its host bits zero"),
     ],

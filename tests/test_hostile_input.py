@@ -337,6 +337,33 @@ def test_yaml_structure_a_spec_does_not_use(
     assert validate(path, capsys) == [f"{path}:{expected}"]
 
 
+def test_two_merge_keys_in_one_mapping_are_refused_with_the_one_key_form(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = textwrap.dedent("""\
+        node: {name: n1, cores: 4, memory: 8GiB}
+        workload: {type: cache, upstreams: ["o.example.net:80"]}
+        disks:
+          - &hdd {name: d1, device: /dev/sdb, mount: /srv/cache/d1, size: 1TB, media: hdd}
+          - &ssd {name: d2, device: /dev/sdc, mount: /srv/cache/d2, size: 1TB, media: ssd}
+          - <<: *hdd
+            <<: *ssd
+            name: d3
+            device: /dev/sdd
+            mount: /srv/cache/d3
+        """)
+    path = spec_file(tmp_path, text)
+    assert validate(path, capsys) == [
+        f"{path}:7: disks.2: duplicate key <<: already set on line 6; merge several sources "
+        "with one: <<: [*first, *second]"
+    ]
+    # The one-key form: the first source wins, as YAML's merge says.
+    one_key = text.replace("<<: *hdd\n    <<: *ssd", "<<: [*hdd, *ssd]")
+    spec_file(tmp_path, one_key)
+    assert run(["validate", str(path)], capsys) == (0, [])
+    assert load_spec_text(one_key).disks[2].media == "hdd"
+
+
 def test_anchors_and_merge_keys_work_and_point_at_the_anchor(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -674,7 +701,8 @@ def test_values_with_newlines_cannot_forge_extra_lines(
     path = spec_file(tmp_path, GOOD.replace("name: n1", f'name: "{forged}"'))
     (line,) = validate(path, capsys)
     assert line.startswith(
-        f"{path}:1: node.name: 'n1\\n/etc/passwd:1: node.name: fine\\u2028x\\x85y' has characters"
+        f"{path}:1: node.name: 'n1\\n/etc/passwd:1: node.name: fine\\u2028x\\x85y' is not a "
+        "lowercase host name"
     )
 
 

@@ -347,8 +347,21 @@ class _Document:
         result: dict[str, Any] = {}
         key_lines: dict[str, int] = {}
         merged: list[Node] = []
+        merge_line = 0
         for key_node, value_node in node.value:
             if str(key_node.tag) == f"{_TAG}merge":
+                if merged:  # YAML readers disagree on which of two wins
+                    self.add(
+                        Problem(
+                            path,
+                            f"duplicate key <<: already set on line {merge_line}; merge several "
+                            "sources with one: <<: [*first, *second]",
+                            self.source,
+                            key_node.start_mark.line + 1,
+                        )
+                    )
+                    continue
+                merge_line = key_node.start_mark.line + 1
                 merged.append(value_node)
                 continue
             key = self.key(key_node, path)
