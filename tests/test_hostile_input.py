@@ -337,14 +337,24 @@ def test_yaml_structure_a_spec_does_not_use(
     assert validate(path, capsys) == [f"{path}:{expected}"]
 
 
+def _disk_items(text: str) -> str:
+    """Items of the spec's disks list, written flush left."""
+    return textwrap.indent(textwrap.dedent(text), "  ")
+
+
+# A spec whose first disk is an anchor, &hdd, for the disks a test appends.
+ANCHORED = textwrap.dedent("""\
+    node: {name: n1, cores: 4, memory: 8GiB}
+    workload: {type: cache, upstreams: ["o.example.net:80"]}
+    disks:
+      - &hdd {name: d1, device: /dev/sdb, mount: /srv/cache/d1, size: 1TB, media: hdd}
+    """)
+
+
 def test_two_merge_keys_in_one_mapping_are_refused_with_the_one_key_form(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = textwrap.dedent("""\
-        node: {name: n1, cores: 4, memory: 8GiB}
-        workload: {type: cache, upstreams: ["o.example.net:80"]}
-        disks:
-          - &hdd {name: d1, device: /dev/sdb, mount: /srv/cache/d1, size: 1TB, media: hdd}
+    text = ANCHORED + _disk_items("""\
           - &ssd {name: d2, device: /dev/sdc, mount: /srv/cache/d2, size: 1TB, media: ssd}
           - <<: *hdd
             <<: *ssd
@@ -367,11 +377,7 @@ def test_two_merge_keys_in_one_mapping_are_refused_with_the_one_key_form(
 def test_anchors_and_merge_keys_work_and_point_at_the_anchor(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = textwrap.dedent("""\
-        node: {name: n1, cores: 4, memory: 8GiB}
-        workload: {type: cache, upstreams: ["o.example.net:80"]}
-        disks:
-          - &hdd {name: d1, device: /dev/sdb, mount: /srv/cache/d1, size: 1TB, media: hdd}
+    text = ANCHORED + _disk_items("""\
           - <<: *hdd
             name: d2
             device: /dev/sdc
