@@ -110,23 +110,12 @@ def _nested_mounts(spec: NodeSpec) -> Iterator[Problem]:
             yield problem(("disks", index, "mount"), "a cache disk cannot be mounted at /")
 
 
-def node_files(spec: NodeSpec) -> Iterator[tuple[Path, str]]:
+def _node_files(spec: NodeSpec) -> Iterator[tuple[Path, str]]:
     """Every file the spec names that nginx opens itself, with its field."""
     if spec.logging.path:
         yield ("logging", "path"), spec.logging.path
-    if spec.origin.ca_file:
-        yield ("origin", "ca_file"), spec.origin.ca_file
-    if spec.tls is not None:
-        for index, certificate in enumerate(spec.tls.certificates):
-            yield ("tls", "certificates", index, "cert"), certificate.cert
-            yield ("tls", "certificates", index, "key"), certificate.key
-        for index, ticket_key in enumerate(spec.tls.ticket_keys):
-            yield ("tls", "ticket_keys", index), ticket_key
-        if spec.tls.trusted_certificate:
-            yield ("tls", "trusted_certificate"), spec.tls.trusted_certificate
-    for context in Extra.model_fields:
-        for index, snippet in enumerate(getattr(spec.extra, context)):
-            yield ("extra", context, index), snippet
+    for field, path, _, _ in _read_file_kinds(spec):
+        yield field, path
 
 
 def _read_file_kinds(spec: NodeSpec) -> Iterator[tuple[Path, str, str, int | None]]:
@@ -176,7 +165,7 @@ def _file_kinds(spec: NodeSpec) -> Iterator[Problem]:
 def _files_on_disks(spec: NodeSpec) -> Iterator[Problem]:
     """nginx opens these at every start and reload: a data disk that fails or is not mounted
     yet would keep it from starting, and an origin serves its disks' trees to anyone."""
-    for field, path in node_files(spec):
+    for field, path in _node_files(spec):
         index, disk = next(
             ((i, d) for i, d in enumerate(spec.disks) if is_within(path, d.mount)), (None, None)
         )
@@ -188,19 +177,24 @@ def _files_on_disks(spec: NodeSpec) -> Iterator[Problem]:
                 "disk, e.g. "
                 + (f"{NGINX_LOGS}/access.log" if field == ("logging", "path") else "under /etc"),
             )
-    read = {path: field for field, path in node_files(spec) if field != ("logging", "path")}
-    if spec.logging.path in read:
+
+
+def _log_file(spec: NodeSpec) -> Iterator[Problem]:
+    """nginx appends the access log to whatever file it names, as root."""
+    log = spec.logging.path
+    if log is None:
+        return
+    read = {path: field for field, path, _, _ in _read_file_kinds(spec)}
+    if log in read:
         yield problem(
             ("logging", "path"),
-            f"{spec.logging.path} is also {format_path(read[spec.logging.path])}, a file nginx "
-            f"reads: nginx would append its log to it; name another file, e.g. "
-            f"{NGINX_LOGS}/access.log",
+            f"{log} is also {format_path(read[log])}, a file nginx reads: nginx would append its "
+            f"log to it; name another file, e.g. {NGINX_LOGS}/access.log",
         )
-    if spec.logging.path == NGINX_ERROR_LOG:
+    if log == NGINX_ERROR_LOG:
         yield problem(
             ("logging", "path"),
-            f"{NGINX_ERROR_LOG} is nginx's error log: name another file, e.g. "
-            f"{NGINX_LOGS}/access.log",
+            f"{log} is nginx's error log: name another file, e.g. {NGINX_LOGS}/access.log",
         )
 
 
@@ -336,6 +330,7 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
         problems.extend(_duplicates(spec, field))
     problems.extend(_nested_mounts(spec))
     problems.extend(_files_on_disks(spec))
+    problems.extend(_log_file(spec))
     problems.extend(_file_kinds(spec))
     if not any(disk.state == "active" for disk in spec.disks):
         problems.append(
