@@ -6,8 +6,8 @@ from __future__ import annotations
 # The kernel's files: reading one as a certificate can block nginx forever (/dev/zero), and
 # nothing of tpgen's is ever mounted or written there.
 PSEUDO_TREES = ("/dev", "/proc", "/sys")
-# The system's own trees: a disk mounted there hides (and its mkfs would not spare) what the node
-# boots, logs in and installs packages with; nginx's master, root, appends its logs anywhere.
+# The system's own trees: a disk mounted there hides what the node boots, logs in and installs
+# packages with; nginx's master, root, would append its log to any file in them.
 SYSTEM_TREES = (
     *PSEUDO_TREES,
     "/bin",
