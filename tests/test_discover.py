@@ -280,8 +280,8 @@ def test_every_mount_root_the_cli_takes_gives_a_draft_that_validates(
     [
         ("srv/cache", "an absolute path"),
         ("", "an absolute path"),
-        ("/srv/my cache", "an absolute path"),
-        ("/srv/$x", "an absolute path"),
+        ("/srv/my cache", "'/srv/my cache/d1' is not an absolute path (parts of letters"),
+        ("/srv/$x", "'/srv/$x/d1' is not an absolute path (parts of letters"),
         ("/srv/../etc", "'/srv/../etc/d1': a path nginx.conf names holds no '..'"),
         ("/etc", "/etc/d1 is in the system's /etc: mount data disks elsewhere"),
         ("/var/lib/dpkg", "/var/lib/dpkg/d1 is in the system's /var/lib/dpkg"),

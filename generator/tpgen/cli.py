@@ -99,6 +99,7 @@ def _mount_root(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """A root whose ROOT/dN the spec's own mount rule takes: the draft must pass validate."""
     from pydantic import TypeAdapter, ValidationError
 
+    from tpgen.spec.load import field_message
     from tpgen.spec.model import MountPath
 
     root = value.rstrip("/")
@@ -107,14 +108,8 @@ def _mount_root(ctx: click.Context, param: click.Parameter, value: str) -> str:
     try:
         TypeAdapter(MountPath).validate_python(f"{root}/d1")
     except ValidationError as exc:
-        error = exc.errors()[0]
-        reason = (
-            "an absolute path of letters, digits, '.', '_' and '-' parts, without '..' or '.' "
-            "parts, e.g. /srv/cache"
-            if error["type"] == "string_pattern_mismatch"
-            else str(error["ctx"]["error"])
-        )
-        raise OptionRefused(f"{value!r}: {reason}", ctx, param) from None
+        # validate's own words for the draft's first mount
+        raise OptionRefused(f"{value!r}: {field_message(exc.errors()[0])}", ctx, param) from None
     return root
 
 

@@ -21,16 +21,16 @@ _DEBIAN = "where Debian's nginx package and its logrotate keep it"
 
 
 def process_fields(spec: NodeSpec) -> dict[str, Any]:
-    user = spec.tuning.user or NGINX_USER
-    group = NGINX_GROUPS.get(user, user)
+    user = pick(spec.tuning.user, NGINX_USER, "Debian's nginx user")
+    group = NGINX_GROUPS.get(user.value, user.value)
     return {
-        "user": pick(spec.tuning.user, NGINX_USER, "Debian's nginx user"),
+        "user": user,
         "group": pick(
             spec.tuning.group,
             group,
             "the user's name, as nginx takes it"
-            if group == user
-            else f"Debian's {user} has no group of that name, which nginx would look for",
+            if group == user.value
+            else f"Debian's {user.value} has no group of that name, which nginx would look for",
         ),
         "pid_file": Decision(f"{RUN_DIR}/nginx.pid", _DEBIAN),
         "error_log_file": Decision(NGINX_ERROR_LOG, _DEBIAN),

@@ -194,7 +194,8 @@ def _with_fix(kind: str, value: str, ctx: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _pydantic_message(error: Any) -> str:
+def field_message(error: Any) -> str:
+    """One pydantic error of a field as tpgen words it: what the field takes, and a fix."""
     kind = error["type"]
     if kind in _NO_INPUT:
         return _NO_INPUT[kind]
@@ -256,7 +257,7 @@ def spec_from_mapping(
         by_path: dict[FieldPath, list[str]] = {}
         for error in err.errors():
             messages = by_path.setdefault(_pydantic_path(tuple(error["loc"])), [])
-            message = _pydantic_message(error)
+            message = field_message(error)
             if message not in messages:
                 messages.append(message)
         raise SpecError(
