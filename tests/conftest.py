@@ -64,6 +64,22 @@ def nginx_binary() -> str:
     return binary
 
 
+@pytest.fixture
+def rejecting_nginx(tmp_path: Path, nginx_binary: str) -> str:
+    """The real nginx's -V, and a -t that refuses line 4 of the config it is given, as nginx
+    words it: what tpgen makes of a refusal, whatever nginx refuses on a node."""
+    script = tmp_path / "nginx-rejecting"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'[ "$1" = -V ] && exec {nginx_binary} -V\n'
+        'while [ $# -gt 1 ]; do [ "$1" = -c ] && conf=$2; shift; done\n'
+        'echo "nginx: [emerg] getpwnam(\\"cdn\\") failed in $conf:4" >&2\n'
+        "exit 1\n"
+    )
+    script.chmod(0o755)
+    return str(script)
+
+
 def nginx_t(binary: str, prefix: Path, conf: Path) -> subprocess.CompletedProcess[str]:
     """`nginx -t` of `conf` with its runtime paths under `prefix`, errors on stderr."""
     return subprocess.run(

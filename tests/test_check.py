@@ -62,25 +62,43 @@ def test_the_rebased_plan_keeps_the_text_and_says_what_it_changed() -> None:
 
 
 def test_an_nginx_rejection_names_the_rendered_config_line_not_the_spec(
-    nginx_binary: str, tmp_path: Path
+    rejecting_nginx: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    data = spec("cache", 2, workload={"upstreams": ["192.0.2.10:80"]})
-    data["tuning"] = {"user": "tpgen-no-such-user"}  # valid for tpgen, unknown to this host
+    data = spec("cache", 2, workload={"upstreams": ["192.0.2.10:80"]}, tuning={"user": "cdn"})
     path = tmp_path / "spec.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    monkeypatch.setenv("TPGEN_NGINX", rejecting_nginx)
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         assert main(["render", str(path)]) == 1
     lines = err.getvalue().splitlines()
-    assert lines[0] == f"{path}: nginx -t rejected the rendered config:"
-    assert lines[1].endswith(
-        'getpwnam("tpgen-no-such-user") failed in rendered config '
-        f"(from {path}) line 4: user tpgen-no-such-user;"
+    assert lines == [
+        f"{path}: nginx -t rejected the rendered config:",
+        f'nginx: [emerg] getpwnam("cdn") failed in rendered config (from {path}) line 4: user cdn;',
+    ]
+
+
+def test_a_user_and_group_this_machine_lacks_pass_the_check_as_its_own(
+    nginx_binary: str,
+) -> None:
+    """The node's accounts are the node's: the role's nginx -t there resolves them (as node-only
+    listen addresses get loopback stand-ins); here the check runs as the checking user."""
+    data = spec(
+        "cache",
+        1,
+        workload={"upstreams": ["192.0.2.10:80"]},
+        tuning={"user": "tpgen-node-user", "group": "tpgen-node-group"},
     )
-    assert f"{path}:" not in "\n".join(lines[1:])
-    assert render_config(make_plan(spec_from_mapping(data, str(path)), str(path))).splitlines()[
-        3
-    ] == ("user tpgen-no-such-user;")
+    plan = make_plan(spec_from_mapping(data))
+    assert render_config(plan).splitlines()[3] == "user tpgen-node-user tpgen-node-group;"
+    result = check_plan(plan, nginx=nginx_binary)
+    assert result.ok, result.output
+    moved = rebased(plan, "/x")
+    assert (moved.user.value, moved.group.value) == ("root", "root")
+    assert moved.notes[-1] == (
+        "user tpgen-node-user group tpgen-node-group, which this machine lacks, run as root "
+        "root for the offline check"
+    )
 
 
 def test_nobody_as_the_user_passes_the_real_nginx_t(nginx_binary: str) -> None:
@@ -88,18 +106,19 @@ def test_nobody_as_the_user_passes_the_real_nginx_t(nginx_binary: str) -> None:
     data = spec("cache", 1, workload={"upstreams": ["192.0.2.10:80"]}, tuning={"user": "nobody"})
     result = check_plan(make_plan(spec_from_mapping(data)), nginx=nginx_binary)
     assert result.ok, result.output
+    assert rebased(make_plan(spec_from_mapping(data)), "/x").user.value == "nobody"
 
 
 @pytest.mark.parametrize("name", ["spec\n} user root; {.yaml"])
 def test_the_rejection_shows_a_hostile_spec_name_escaped(
-    nginx_binary: str, tmp_path: Path, name: str
+    rejecting_nginx: str, tmp_path: Path, name: str
 ) -> None:
-    data = spec("cache", 1, workload={"upstreams": ["192.0.2.10:80"]})
-    data["tuning"] = {"user": "tpgen-no-such-user"}
+    data = spec("cache", 1, workload={"upstreams": ["192.0.2.10:80"]}, tuning={"user": "cdn"})
     path = tmp_path / name
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     result = check_plan(
-        make_plan(spec_from_mapping(data, str(path)), str(path)), nginx=nginx_binary
+        make_plan(spec_from_mapping(data, str(path)), str(path)),
+        nginx=rejecting_nginx,
     )
     assert not result.ok
     assert f"(from {tmp_path}/spec\\n}} user root; {{.yaml) line 4: user" in result.output

@@ -199,10 +199,10 @@ def test_render_diff_returns_1_when_the_file_differs(tmp_path: Path) -> None:
 
 
 def test_render_raises_config_rejected_when_nginx_refuses(
-    nginx_binary: str, tmp_path: Path
+    rejecting_nginx: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("TPGEN_NGINX", rejecting_nginx)
     data = spec("cache", 2, workload={"upstreams": ["192.0.2.10:80"]})
-    data["tuning"] = {"user": "tpgen-no-such-user"}
     path = tmp_path / "spec.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     where, out, _ = console()

@@ -3,6 +3,7 @@ the sysctls they need, and the refusals of what nginx would not take."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -452,3 +453,72 @@ def test_a_key_type_the_check_cannot_read_is_one_line_exit_2(
     err = capsys.readouterr().err
     assert f"tls.certificates.0.key: {key}: a key type tpgen cannot check (" in err
     assert len(err.splitlines()) == 1
+
+
+def test_a_chain_whose_later_block_does_not_parse_is_refused_as_nginx_refuses_it(
+    tmp_path: Path, nginx_binary: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """nginx reads every block of the chain (PEM_read_bio_X509 fails on a broken one)."""
+    cert, key = _pair(tmp_path, "a")
+    cert.write_text(cert.read_text() + BROKEN_BLOCK)
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        "events {}\nhttp { server { listen 127.0.0.1:27999 ssl; "
+        f"ssl_certificate {cert}; ssl_certificate_key {key}; }} }}\n"
+    )
+    refused = subprocess.run(
+        [nginx_binary, "-t", "-p", str(tmp_path), "-e", "stderr", "-c", str(conf)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert refused.returncode != 0, refused.stderr
+    tls = {"certificates": [{"cert": str(cert), "key": str(key)}]}
+    path = tmp_path / "edge.yaml"
+    path.write_text(yaml.safe_dump(edge([{"port": 443, "tls": True}], tls=tls)))
+    assert main(["validate", "--tls-files", str(path)]) == 2
+    assert _fields(capsys, path) == [
+        f"tls.certificates.0.cert: {cert} is not a PEM certificate chain (each "
+        "CERTIFICATE block must parse): put the certificate, then its issuers, in PEM"
+    ]
+
+
+BROKEN_BLOCK = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"
+
+
+def _fields(capsys: pytest.CaptureFixture[str], spec_path: Path) -> list[str]:
+    """stderr's lines without their "file:line: " (the line is the dump's, not the test's)."""
+    prefix = re.compile(rf"^{re.escape(str(spec_path))}:[0-9]+: ")
+    return [prefix.sub("", line) for line in capsys.readouterr().err.splitlines()]
+
+
+def test_an_encrypted_key_and_a_file_that_is_no_key_get_their_own_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cert, key = _pair(tmp_path, "a")
+    encrypted = tmp_path / "enc.key"
+    subprocess.run(
+        [
+            "openssl",
+            "pkey",
+            "-in",
+            str(key),
+            "-aes256",
+            "-passout",
+            "pass:x",
+            "-out",
+            str(encrypted),
+        ],
+        capture_output=True,
+        check=True,
+    )
+    for named, fix in [
+        (encrypted, "is an encrypted private key (nginx would ask for a passphrase at every "
+         "start): store it unencrypted, readable by root only"),
+        (cert, f"is not a PEM private key: name the key file of {cert}"),
+    ]:  # fmt: skip
+        tls = {"certificates": [{"cert": str(cert), "key": str(named)}]}
+        path = tmp_path / "edge.yaml"
+        path.write_text(yaml.safe_dump(edge([{"port": 443, "tls": True}], tls=tls)))
+        assert main(["validate", "--tls-files", str(path)]) == 2
+        assert _fields(capsys, path) == [f"tls.certificates.0.key: {named} {fix}"]

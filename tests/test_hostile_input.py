@@ -101,6 +101,19 @@ def test_control_characters_name_line_and_column(
     ]
 
 
+@pytest.mark.parametrize("char", ["\x85", "\u2028", "\u2029"])
+def test_line_breaks_yaml_readers_disagree_on_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], char: str
+) -> None:
+    """YAML 1.1 readers (PyYAML, Ansible's) end a line at NEL, LS and PS; YAML 1.2 readers keep
+    them in the value: one text, two specs."""
+    path = spec_file(tmp_path, GOOD.replace("name: d1", f"name: d1{char}x"))
+    assert validate(path, capsys) == [
+        f"{path}:4: (top): control character U+{ord(char):04X} at column 14: a line break only "
+        "some YAML readers see; remove it (write it as an escape in a quoted string)"
+    ]
+
+
 @pytest.mark.parametrize(
     ("content", "line"),
     [
@@ -325,10 +338,30 @@ def test_a_50mb_spec_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[st
         ("a: &a {b: *a}\n", "1: a.b: an alias refers to a collection that contains it"),
         ("a: {b: 1\n", "2: (top): not valid YAML: expected ',' or '}', but got '<stream end>'"),
         ("a: *nowhere\n", "1: (top): not valid YAML: found undefined alias 'nowhere'"),
+        (GOOD.replace("cores: 4", "cores: !!bool maybe"),
+         "1: node.cores: 'maybe' is not true or false: write e.g. true or remove the tag"),
+        (GOOD.replace("cores: 4", "cores: !!int 4.5"),
+         "1: node.cores: '4.5' is not a whole number: write e.g. 4"),
+        (GOOD.replace("cores: 4", "cores: !!int ''"),
+         "1: node.cores: '' is not a whole number: write e.g. 4"),
+        (GOOD.replace("cores: 4", "cores: !!float abc"),
+         "1: node.cores: 'abc' is not a number: write e.g. 1.5 or remove the tag"),
+        (GOOD.replace("cores: 4", "cores: !!null 4"),
+         "1: node.cores: '4' is not null: write e.g. ~ or remove the tag"),
+        (GOOD.replace("name: n1", 'name: "\\U00110000"'),
+         " (top): not valid YAML: a \\U escape in a double-quoted string names no character "
+         "(U+0000 … U+10FFFF); fix it"),
+        (GOOD.replace("name: n1", 'name: "\\ud800"'),
+         "1: node.name: the escape for U+D800 (a UTF-16 surrogate) is not a character: write "
+         "the character itself, or \\U and its 8 hex digits"),
+        (GOOD.replace("cores: 4", "cores: !%ff 4"),
+         "1: (top): not valid YAML: a tag's %-escapes are not UTF-8; remove the tag"),
     ],
     ids=["two-documents", "duplicate-section", "duplicate-field", "int-key", "null-key",
          "list-key", "mapping-key", "python-tag", "binary-tag", "custom-tag", "set-tag",
-         "recursive-list", "recursive-map", "syntax", "undefined-alias"],
+         "recursive-list", "recursive-map", "syntax", "undefined-alias", "bool-tag-on-text",
+         "int-tag-on-float", "int-tag-on-empty", "float-tag-on-text", "null-tag-on-number",
+         "escape-past-unicode", "escaped-surrogate", "tag-escape-not-utf8"],
 )  # fmt: skip
 def test_yaml_structure_a_spec_does_not_use(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from tpgen.render import TOKEN_MAX
+from tpgen.spec.model import DURATION_SCHEMA, SIZE_SCHEMA
 from tpgen.spec.schema import spec_schema_json
 
 from .conftest import ROOT
@@ -37,3 +42,39 @@ def test_schema_forbids_unknown_keys_and_requires_the_core_sections() -> None:
     assert disk["additionalProperties"] is False
     assert disk["properties"]["media"]["enum"] == ["hdd", "ssd", "nvme"]
     assert disk["properties"]["state"]["enum"] == ["active", "draining", "failed"]
+
+
+def _strings(node: object, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(node, dict):
+        if node.get("type") == "string":
+            yield where, node
+        for key, child in node.items():
+            yield from _strings(child, f"{where}/{key}")
+    elif isinstance(node, list):
+        for index, child in enumerate(node):
+            yield from _strings(child, f"{where}/{index}")
+
+
+# Sizes and durations are read into numbers and range-checked: their text never reaches nginx.conf.
+_NUMBER_PATTERNS = {SIZE_SCHEMA["anyOf"][1]["pattern"], DURATION_SCHEMA["anyOf"][1]["pattern"]}  # type: ignore[index]
+
+
+def _bounded(pattern: str | None) -> bool:
+    """A pattern that repeats only {m,n} times (a + or * anywhere counts as unbounded)."""
+    return pattern is not None and not re.search(r"[*+]|\{[0-9]+,\}", pattern)
+
+
+def test_every_free_text_field_has_a_length_bound_nginx_takes() -> None:
+    """nginx reads no token past its 4 KiB buffer ("too long parameter") and the renderer
+    refuses one (an internal error, exit 3): every text a spec may hold is bounded, so an
+    overlong value is one exit-2 line naming its field instead."""
+    unbounded = [
+        where
+        for where, node in _strings(json.loads(spec_schema_json()), "")
+        if "enum" not in node
+        and "const" not in node
+        and node.get("pattern") not in _NUMBER_PATTERNS
+        and not 0 < node.get("maxLength", 0) <= TOKEN_MAX
+        and not _bounded(node.get("pattern"))
+    ]
+    assert unbounded == []

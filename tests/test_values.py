@@ -35,6 +35,10 @@ ALLOWED = (
     "$request_method, $request_uri, $uri, $args, $query_string, $is_args, $arg_NAME, "
     "$http_NAME, $cookie_NAME"
 )
+_ONE_NAME = (
+    " (nginx reads $%s as one name: a letter, digit or _ right after $%s continues it; put "
+    "another character between them)"
+)
 
 
 def plan_of(data: dict[str, Any]) -> Plan:
@@ -53,6 +57,15 @@ def assert_nginx_accepts(plan: Plan, nginx: str) -> None:
 
 
 # ----------------------------------------------------------------------------- 1. cache_key
+
+
+@pytest.mark.parametrize(
+    "key", ["$uri$http_X_Forwarded_Proto", "$Scheme$Host$Request_Uri", "$uri$arg_1"]
+)
+def test_cache_key_variables_are_read_as_nginx_reads_them(nginx_binary: str, key: str) -> None:
+    """nginx takes a name's letters in either case and lowers it (ngx_http_get_variable_index):
+    each of these keys passes nginx -t, so validate takes it too."""
+    assert_nginx_accepts(plan_of(spec(workload={"cache_key": key})), nginx_binary)
 
 
 @pytest.mark.parametrize(
@@ -84,7 +97,21 @@ def assert_nginx_accepts(plan: Plan, nginx: str) -> None:
             "object: write e.g. $scheme$host$request_uri",
         ),
         ("$host$request_uri$foo", f"$foo cannot be used in a cache key: use {ALLOWED}"),
-        ("$urix", f"$urix cannot be used in a cache key: use {ALLOWED}"),
+        (
+            "$urix",
+            f"$urix cannot be used in a cache key{_ONE_NAME % ('urix', 'uri')}: use {ALLOWED}",
+        ),
+        (
+            "$request_uriX",
+            "$request_uriX cannot be used in a cache key"
+            + _ONE_NAME % ("request_uriX", "request_uri")
+            + f": use {ALLOWED}",
+        ),
+        (
+            "$uri$is_args9",
+            f"$is_args9 cannot be used in a cache key{_ONE_NAME % ('is_args9', 'is_args')}"
+            f": use {ALLOWED}",
+        ),
         ("$uri$http_", f"$http_ cannot be used in a cache key: use {ALLOWED}"),
         ("$uri$remote_addr", f"$remote_addr cannot be used in a cache key: use {ALLOWED}"),
         (

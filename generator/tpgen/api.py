@@ -61,6 +61,7 @@ from tpgen.spec.snippets import snippet_problems
 
 # The spec's one size parser and its short form, for the bench's options and headers.
 from tpgen.spec.units import parse_size, short_size
+from tpgen.spec.validate import named_files
 
 __all__ = [
     "HDD_WORKER_THREADS",
@@ -102,6 +103,7 @@ __all__ = [
     "make_plan",
     "moved_buckets",
     "murmur_hash2",
+    "named_files",
     "node_layout",
     "parse_size",
     "plain_data",

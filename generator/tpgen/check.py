@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import grp
 import ipaddress
 import os
+import pwd
 import re
 import shutil
 import socket
@@ -66,7 +68,12 @@ NGINX_T_SECONDS = 60
 def _nginx_v(nginx: str) -> str:
     try:
         result = subprocess.run(
-            [nginx, "-V"], capture_output=True, text=True, check=False, timeout=NGINX_V_SECONDS
+            [nginx, "-V"],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+            timeout=NGINX_V_SECONDS,
         )
     except subprocess.TimeoutExpired:
         raise _hung(nginx, "-V", NGINX_V_SECONDS) from None
@@ -105,6 +112,8 @@ def _run_test(nginx: str, conf: Path, prefix: Path) -> CheckResult:
             [nginx, "-t", "-q", "-p", str(prefix), "-e", "stderr", "-c", str(conf)],
             capture_output=True,
             text=True,
+            # nginx cuts a long error line at 2 KiB, in the middle of a UTF-8 character or not.
+            errors="replace",
             check=False,
             timeout=NGINX_T_SECONDS,
         )
@@ -184,6 +193,31 @@ def _locally_bound(plan: Plan, standins: dict[str, str]) -> dict[str, Any]:
             plan.status_address, value=_local_listen(plan.status_listen, standins)
         ),
     }
+
+
+def _has(lookup: Callable[[str], object], name: str) -> bool:
+    try:
+        lookup(name)
+    except KeyError:
+        return False
+    return True
+
+
+def _local_accounts(plan: Plan) -> tuple[Decision[str], Decision[str]]:
+    """The checking machine's own user and group for those of the node it lacks (nginx -t as
+    root resolves both): the node's nginx -t, which the role runs, resolves the node's."""
+    user, group = plan.user.value, plan.group.value
+    if _has(pwd.getpwnam, user) and _has(grp.getgrnam, group):
+        return plan.user, plan.group
+    try:
+        me, mine = pwd.getpwuid(os.geteuid()).pw_name, grp.getgrgid(os.getegid()).gr_name
+    except KeyError:  # an uid without a passwd entry (a container): nothing to stand in
+        return plan.user, plan.group
+    return (
+        replace(plan.user, value=user if _has(pwd.getpwnam, user) else me),
+        # Named in the user line: nginx would otherwise take the group of the user's name.
+        replace(plan.group, value=group if _has(grp.getgrnam, group) else mine, overridden=True),
+    )
 
 
 def _moved_server(server: ServerPlan, prefix: str) -> ServerPlan:
@@ -286,9 +320,17 @@ def rebased(plan: Plan, prefix: str) -> Plan:
             f"listen addresses this machine lacks ({', '.join(standins)}) bound to loopback "
             f"ones of {CHECK_LOOPBACK} for the offline check"
         )
+    user, group = _local_accounts(plan)
+    if (user, group) != (plan.user, plan.group):
+        notes.append(
+            f"user {plan.user.value} group {plan.group.value}, which this machine lacks, run "
+            f"as {user.value} {group.value} for the offline check"
+        )
     return replace(
         plan,
         **_locally_bound(plan, standins),
+        user=user,
+        group=group,
         servers=tuple(_moved_server(server, prefix) for server in plan.servers),
         tls=_moved_tls(plan.tls, prefix),
         pid_file=_moved(plan.pid_file, prefix),

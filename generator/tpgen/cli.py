@@ -3,6 +3,8 @@ become messages and exit codes in one place, tpgen.commands.run."""
 
 from __future__ import annotations
 
+import contextlib
+import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
@@ -10,7 +12,7 @@ from typing import IO, TYPE_CHECKING, Any
 import click
 
 from tpgen import __version__
-from tpgen.commands import Console, run, stdout_gone
+from tpgen.commands import Console, run, stdout_gone, writing
 from tpgen.errors import EXIT_BAD_INPUT, EXIT_CODES, EXIT_INTERRUPTED, EXIT_OK
 from tpgen.ops.purge import MAX_OBJECT_BYTES  # standard library only: --version stays fast
 
@@ -113,11 +115,20 @@ def _mount_root(ctx: click.Context, param: click.Parameter, value: str) -> str:
     return root
 
 
+def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    # FloatRange lets nan through: every comparison with it is false.
+    if not math.isfinite(value):
+        raise OptionRefused(f"{value!r}: a number of seconds, e.g. 1", ctx, param)
+    return value
+
+
 class EchoConsole(Console):
     """Lines through click.echo, which copes with a stdout that cannot encode them."""
 
     def say(self, text: str, end: str = "\n") -> None:
-        click.echo(text + end, nl=False)
+        # click.echo drops the text without a word when stdout is closed: out refuses that.
+        with writing("stdout"):
+            click.echo(text + end, file=self.out, nl=False)
 
     def warn(self, text: str) -> None:
         click.echo(text, err=True)
@@ -143,11 +154,11 @@ def cli(debug: bool) -> None:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path())
+@click.argument("spec", type=click.Path(readable=False))
 @click.option(
     "-o",
     "--output",
-    type=click.Path(allow_dash=True),
+    type=click.Path(allow_dash=True, readable=False),
     callback=lambda _ctx, _param, value: None if value == "-" else value,
     help="Write here, not stdout: a regular file (mode and owner kept) or a new path in an "
     "existing directory; never a link, a device or the spec. '-' is stdout.",
@@ -162,7 +173,7 @@ def cli(debug: bool) -> None:
 @click.option(
     "--diff",
     "diff_against",
-    type=click.Path(),
+    type=click.Path(readable=False),
     help="Print a unified diff against FILE; exit 1 if it differs. Writes nothing (not with -o).",
 )
 @click.option(
@@ -195,7 +206,7 @@ def render(
 
 
 @cli.command()
-@click.argument("spec", type=click.Path())
+@click.argument("spec", type=click.Path(readable=False))
 @click.option(
     "--tls-files",
     is_flag=True,
@@ -217,7 +228,7 @@ def validate(spec: str, tls_files: bool, extra_files: bool) -> int:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path())
+@click.argument("spec", type=click.Path(readable=False))
 def explain(spec: str) -> int:
     """Print every derived value of SPEC and the rule behind it."""
     from tpgen.commands.explain import explain as command
@@ -234,8 +245,8 @@ def schema() -> int:
 
 
 @cli.command()
-@click.argument("old_spec", type=click.Path())
-@click.argument("new_spec", type=click.Path())
+@click.argument("old_spec", type=click.Path(readable=False))
+@click.argument("new_spec", type=click.Path(readable=False))
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object (moved_fraction, ...).")
 def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
     """How many cache keys change disk between OLD_SPEC and NEW_SPEC."""
@@ -245,7 +256,7 @@ def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path())
+@click.argument("spec", type=click.Path(readable=False))
 @click.argument("keys", nargs=-1, required=True)
 @click.option(
     "--offset",
@@ -261,7 +272,7 @@ def locate(spec: str, keys: Sequence[str], offset: int | None) -> int:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path())
+@click.argument("spec", type=click.Path(readable=False))
 @click.argument("keys", nargs=-1, required=True)
 @click.option("--dry-run", is_flag=True, help="Print the files; remove nothing.")
 @click.option(
@@ -287,7 +298,7 @@ def purge(spec: str, keys: Sequence[str], dry_run: bool, probe_size: int) -> int
 
 
 @cli.command()
-@click.argument("spec", type=click.Path())
+@click.argument("spec", type=click.Path(readable=False))
 @click.option(
     "--since",
     type=SinceType(),
@@ -353,7 +364,7 @@ def discover(**options: Any) -> int:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path())
+@click.argument("spec", type=click.Path(readable=False))
 @click.option(
     "--config",
     "config_path",
@@ -388,6 +399,7 @@ def discover(**options: Any) -> int:
 @click.option(
     "--interval",
     type=click.FloatRange(0.1, 60),
+    callback=_finite,
     default=1.0,
     show_default=True,
     help="Seconds between polls.",
@@ -414,22 +426,36 @@ def guard(spec: str, explain: bool, reload_command: tuple[str, ...], **options: 
     return _run(lambda console: command(spec, settings, explain=explain, console=console))
 
 
+def _ended_by_click(ended: Exception) -> int:
+    """The exit code of a run click ended itself: --help or --version, a usage error, Ctrl-C."""
+    if isinstance(ended, click.exceptions.Exit):
+        return int(ended.exit_code)
+    # Reported where stderr can take it; the exit code says it either way.
+    with contextlib.suppress(OSError):
+        if isinstance(ended, click.ClickException):
+            ended.show()
+        else:
+            click.echo("tpgen: interrupted", err=True)
+    return EXIT_BAD_INPUT if isinstance(ended, click.ClickException) else EXIT_INTERRUPTED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = cli.main(
             args=list(argv) if argv is not None else None, prog_name="tpgen", standalone_mode=False
         )
-    except click.exceptions.Exit as done:
-        return int(done.exit_code)
-    except click.ClickException as err:
-        err.show()
-        return EXIT_BAD_INPUT
-    except click.exceptions.Abort:
-        click.echo("tpgen: interrupted", err=True)
-        return EXIT_INTERRUPTED
+    except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort) as ended:
+        return _ended_by_click(ended)
     except SystemExit:
         # click's own answer to --help into a closed pipe: exit 1 with stdout "pacified".
         if "PacifyFlushWrapper" in type(sys.stdout).__name__:
             return stdout_gone()
         raise
+    except BrokenPipeError:
+        return stdout_gone()
+    except (OSError, UnicodeEncodeError) as err:  # click's --help or --version, stdout full
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        with contextlib.suppress(OSError):
+            click.echo(f"tpgen: <stdout>: cannot write: {reason}", err=True)
+        return EXIT_BAD_INPUT
     return int(result) if isinstance(result, int) else EXIT_OK

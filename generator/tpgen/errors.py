@@ -54,9 +54,15 @@ def printable(text: str) -> str:
     return "".join(char if char.isprintable() else _escape_char(char) for char in text)
 
 
+# Every key tpgen knows is shorter; an unknown one is shown cut, not echoed at any length.
+_KEY_SHOWN = 64
+
+
 def _format_part(part: str | int) -> str:
     if isinstance(part, int):
         return str(part)
+    if len(part) > _KEY_SHOWN:
+        part = f"{part[: _KEY_SHOWN - 4]}…"
     if _BARE_KEY.fullmatch(part):
         return part
     body = printable(part.replace("\\", "\\\\").replace('"', '\\"'))

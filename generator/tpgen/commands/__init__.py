@@ -8,13 +8,14 @@ A command raises a TpgenError for what went wrong and returns a code for what it
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
-from tpgen.errors import EXIT_BROKEN_PIPE, InternalError, as_tpgen_error
+from tpgen.errors import EXIT_BROKEN_PIPE, FileRefused, InternalError, as_tpgen_error
 
 
 class Console:
@@ -29,17 +30,43 @@ class Console:
 
     @property
     def out(self) -> TextIO:
-        return self._out if self._out is not None else sys.stdout
+        return _open_stream(self._out if self._out is not None else sys.stdout, "stdout")
 
     @property
     def err(self) -> TextIO:
-        return self._err if self._err is not None else sys.stderr
+        return _open_stream(self._err if self._err is not None else sys.stderr, "stderr")
 
     def say(self, text: str, end: str = "\n") -> None:
-        _write(self.out, text + end)
+        with writing("stdout"):
+            _write(self.out, text + end)
 
     def warn(self, text: str) -> None:
         _write(self.err, text + "\n")
+
+
+def _open_stream(stream: TextIO | None, name: str) -> TextIO:
+    # Python sets sys.stdout to None when it starts with descriptor 1 closed (`tpgen ... >&-`).
+    if stream is None:
+        raise FileRefused(f"<{name}>", "is closed: run with it open, or write to a file")
+    return stream
+
+
+@contextlib.contextmanager
+def writing(name: str) -> Iterator[None]:
+    """A failed write to stdout or stderr (a full disk, an encoding) as a refusal that names
+    the stream; a reader that went away stays a BrokenPipeError (exit 141)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        raise FileRefused(f"<{name}>", f"cannot write: {err.strerror or err}") from None
+    except UnicodeEncodeError as err:
+        raise FileRefused(
+            f"<{name}>",
+            f"cannot write {err.object[err.start : err.end]!r} in {err.encoding}: set a UTF-8 "
+            "locale (LANG=C.UTF-8) or PYTHONIOENCODING=utf-8",
+        ) from None
 
 
 def _write(stream: TextIO, text: str) -> None:
@@ -59,9 +86,11 @@ def run(command: Callable[[], int], console: Console = STANDARD, *, debug: bool 
         return stdout_gone()
     except Exception as raised:
         error = as_tpgen_error(raised)
-        if debug and isinstance(error, InternalError):
-            traceback.print_exception(raised, file=console.err)
-        console.warn(error.report())
+        # The exit code says what happened even where stderr cannot (closed, a full disk).
+        with contextlib.suppress(OSError, UnicodeError, FileRefused):
+            if debug and isinstance(error, InternalError):
+                traceback.print_exception(raised, file=console.err)
+            console.warn(error.report())
         return error.exit_code
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import difflib
 
-from tpgen.api import check_plan, load_plan, render_config
-from tpgen.commands import STANDARD, Console
+from tpgen.api import check_plan, load_plan, load_spec_file, named_files, render_config
+from tpgen.commands import STANDARD, Console, writing
 from tpgen.errors import EXIT_DIFFERS, EXIT_OK, ConfigRejected, printable
 from tpgen.files import read_text_file, write_output
 
@@ -38,7 +38,8 @@ def render(
     if diff_against is not None:
         return print_diff(spec, text, diff_against, console)
     if output is not None:
-        write_output(output, text, inputs=[spec])
+        # Nor over a file the config names (a snippet, a key): the node would read the config.
+        write_output(output, text, inputs=[spec, *named_files(load_spec_file(spec))])
     else:
         console.say(text, end="")
     return EXIT_OK
@@ -55,6 +56,7 @@ def print_diff(spec: str, text: str, current_path: str, console: Console) -> int
             f"{printable(spec)} (rendered)",
         )
     )
-    console.out.writelines(diff)
-    console.out.flush()
+    with writing("stdout"):
+        console.out.writelines(diff)
+        console.out.flush()
     return EXIT_DIFFERS if diff else EXIT_OK

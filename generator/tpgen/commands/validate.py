@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tpgen.api import load_plan
+from tpgen.api import load_plan, render_config
 from tpgen.errors import EXIT_OK
 
 
@@ -11,5 +11,7 @@ def validate(spec: str, *, tls_files: bool = False, extra_files: bool = False) -
     the certificate and key files it names must exist here and match, and the plan is made
     with what the certificates say (tls.ocsp_stapling: on needs an OCSP responder in each).
     The extra snippets that are here are checked; ``extra_files``: each must be here."""
-    load_plan(spec, "required" if extra_files else "present", tls_files=tls_files)
+    plan = load_plan(spec, "required" if extra_files else "present", tls_files=tls_files)
+    # What render would refuse to write, validate refuses too (render's exit 3, not a silent 0).
+    render_config(plan)
     return EXIT_OK

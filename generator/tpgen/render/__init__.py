@@ -50,7 +50,8 @@ _ALLOWED: dict[str, re.Pattern[str]] = {
     "levels": re.compile(r"[12](:[12]){0,2}"),
     "network": re.compile(r"[0-9A-Fa-f:.]+/[0-9]{1,3}"),
     # a server line's parameter: weight=2, fail_timeout=10s, backup
-    "number_param": re.compile(r"[a-z_]+(=([0-9]+[a-z]{0,2})+)?"),  # nginx times: 1m30s
+    # nginx times in any form the spec takes: 1m30s, 1M (a month)
+    "number_param": re.compile(r"[a-z_]+(=([0-9]+[A-Za-z]{0,2})+)?"),
     # The inside of a '...' string (a log format): printable ASCII without ' and backslash, so
     # the string cannot end early or escape; $variables are the point of it.
     "quoted": re.compile(r"[ -&(-\[\]-~]+"),
@@ -75,7 +76,8 @@ _WHAT = {
     "server_name": "a host name, or *. and a host name",
     "ciphers": "OpenSSL cipher names separated by colons",
 }
-_MAX = 4096
+# nginx's NGX_CONF_BUFFER: a longer token fails nginx -t ("too long parameter").
+TOKEN_MAX = 4096
 
 
 class UnsafeValue(ValueError):
@@ -92,7 +94,7 @@ def _comment(value: str) -> str:
     # Printable ASCII stays; everything else (newlines, NUL, U+2028, undecodable bytes that
     # Python carries as surrogates) is shown as a Python escape, so the comment stays one line.
     out = []
-    for ch in value[:_MAX]:
+    for ch in value[:TOKEN_MAX]:
         if ch == "\\":
             out.append("\\\\")
         elif " " <= ch <= "~":
@@ -113,7 +115,7 @@ def nginx_literal(value: object, kind: Kind) -> Token:
         raise UnsafeValue(f"{value!r} is a {type(value).__name__}, not a {kind}")
     text = str(value)
     pattern = _ALLOWED[kind]
-    if len(text) > _MAX or not pattern.fullmatch(text) or (kind == "path" and ".." in text):
+    if len(text) > TOKEN_MAX or not pattern.fullmatch(text) or (kind == "path" and ".." in text):
         raise UnsafeValue(
             f"{text!r} cannot be written into nginx.conf as a {kind}: it must be {_WHAT[kind]}"
         )

@@ -67,9 +67,14 @@ def _pair_problems(
     if len(loaded) < 2:
         return
     try:
-        cert = x509.load_pem_x509_certificate(loaded["cert"])
+        # Every block, as nginx reads the whole chain: a later one that does not parse fails it.
+        cert = x509.load_pem_x509_certificates(loaded["cert"])[0]
     except ValueError:
-        yield problem((*where, "cert"), f"{certificate.cert} is not a PEM certificate")
+        yield problem(
+            (*where, "cert"),
+            f"{certificate.cert} is not a PEM certificate chain (each CERTIFICATE block must "
+            "parse): put the certificate, then its issuers, in PEM",
+        )
         return
     try:
         key = serialization.load_pem_private_key(loaded["key"], password=None)
@@ -81,11 +86,17 @@ def _pair_problems(
             "P-256/P-384/P-521 or Ed25519",
         )
         return
-    except (ValueError, TypeError):
+    except TypeError:  # cryptography: "Password was not given but private key is encrypted"
         yield problem(
             (*where, "key"),
-            f"{certificate.key} is not an unencrypted PEM private key (nginx would ask for a "
-            "passphrase at every start)",
+            f"{certificate.key} is an encrypted private key (nginx would ask for a passphrase at "
+            "every start): store it unencrypted, readable by root only",
+        )
+        return
+    except ValueError:
+        yield problem(
+            (*where, "key"),
+            f"{certificate.key} is not a PEM private key: name the key file of {certificate.cert}",
         )
         return
     if mismatch:

@@ -41,7 +41,11 @@ MAX_INT_BITS = 3300
 _TAG = "tag:yaml.org,2002:"
 _TEXT_TAGS = {f"{_TAG}str", f"{_TAG}timestamp"}  # a date-like name stays the text it was
 # What the YAML reader refuses, found first here so the message has a line and column.
-_NOT_YAML_TEXT = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# NEL, LS and PS too: YAML 1.1 readers break lines there and YAML 1.2 readers do not.
+_AMBIGUOUS_BREAKS = "\x85\u2028\u2029"
+_NOT_YAML_TEXT = re.compile(
+    "[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
 
 
 @dataclass(frozen=True)
@@ -402,7 +406,7 @@ class _Document:
     def key(self, node: Node, path: FieldPath) -> str | None:
         tag = str(node.tag)
         if isinstance(node, ScalarNode) and tag in _TEXT_TAGS:
-            return str(node.value)
+            return self.text(node, path)
         if isinstance(node, ScalarNode):
             kind = _KINDS.get(tag, f"tagged {_tag_name(tag)}")
             message = f"key {node.value!r} is {kind}, not a name: quote it if it is meant as text"
@@ -415,17 +419,29 @@ class _Document:
     def scalar(self, node: ScalarNode, path: FieldPath) -> Any:
         tag = str(node.tag)
         if tag in _TEXT_TAGS:
-            return str(node.value)
-        if tag == f"{_TAG}null":
-            return None
-        if tag == f"{_TAG}bool":
-            return self.constructor.construct_yaml_bool(node)
-        if tag == f"{_TAG}float":
-            return self.constructor.construct_yaml_float(node)
+            return self.text(node, path)
+        if tag in _TYPED:
+            kind, example = _TYPED[tag]
+            # An explicit !!int, !!bool, !!float or !!null on text that is not one: ruamel's
+            # constructors raise whatever their parsing raises, or (!!null) ignore the text.
+            try:
+                value = self.typed(node, tag)
+            except (ValueError, KeyError, IndexError, TypeError, OverflowError):
+                value = _UNREADABLE
+            if value is _UNREADABLE:
+                fix = f"write e.g. {example} or remove the tag"
+                self.add(self.problem(node, path, f"{shown(node.value)} is not {kind}: {fix}"))
+                return None
+            return value
         if tag == f"{_TAG}int":
             number = None
             if len(node.value) <= MAX_NUMBER_CHARS:
-                number = self.constructor.construct_yaml_int(node)
+                try:
+                    number = self.constructor.construct_yaml_int(node)
+                except (ValueError, IndexError, TypeError):
+                    message = f"{shown(node.value)} is not a whole number: write e.g. 4"
+                    self.add(self.problem(node, path, message))
+                    return None
             if number is None or _too_big(number):
                 self.add(
                     self.problem(
@@ -449,7 +465,35 @@ class _Document:
             return number
         raise self.refuse_tag(node, path)
 
+    def typed(self, node: ScalarNode, tag: str) -> Any:
+        if tag == f"{_TAG}null":
+            return None if _NULL.fullmatch(node.value) else _UNREADABLE
+        if tag == f"{_TAG}bool":
+            return self.constructor.construct_yaml_bool(node)
+        return self.constructor.construct_yaml_float(node)
 
+    def text(self, node: ScalarNode, path: FieldPath) -> str | None:
+        value = str(node.value)
+        surrogate = _SURROGATE.search(value)
+        if surrogate is None:
+            return value
+        message = (
+            f"the escape for U+{ord(surrogate.group()):04X} (a UTF-16 surrogate) is not a "
+            "character: write the character itself, or \\U and its 8 hex digits"
+        )
+        self.add(self.problem(node, path, message))
+        return None
+
+
+_UNREADABLE = object()
+_NULL = re.compile(r"~|null|Null|NULL|")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Tags whose text ruamel's own constructors read; !!int has its own rules below.
+_TYPED = {
+    f"{_TAG}null": ("null", "~"),
+    f"{_TAG}bool": ("true or false", "true"),
+    f"{_TAG}float": ("a number", "1.5"),
+}
 # An int every YAML reader reads alike: no base prefix, leading zero or separator.
 _DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)\Z")
 
@@ -459,10 +503,15 @@ def _text_problem(text: str, source: str) -> Problem | None:
     if bad is None:
         return None
     line_start = text.rfind("\n", 0, bad.start()) + 1
+    what = (
+        "a line break only some YAML readers see"
+        if bad.group() in _AMBIGUOUS_BREAKS
+        else "YAML text cannot hold it"
+    )
     return Problem(
         (),
         f"control character U+{ord(bad.group()):04X} at column {bad.start() - line_start + 1}: "
-        "YAML text cannot hold it; remove it (write it as an escape in a quoted string)",
+        f"{what}; remove it (write it as an escape in a quoted string)",
         source,
         text.count("\n", 0, bad.start()) + 1,
     )
@@ -485,6 +534,41 @@ class _BoundedComposer(Composer):
         return super().compose_node(parent, index)
 
 
+def _compose(yaml: YAML, text: str, source: str) -> tuple[Node | None, Node | None]:
+    """The first document's node tree, and the second's if there is one."""
+    try:
+        with warnings.catch_warnings():
+            # A redefined anchor is legal YAML (the latest wins); ruamel warns on stderr.
+            warnings.simplefilter("ignore")
+            documents = yaml.compose_all(text)
+            return next(documents, None), next(documents, None)
+    # ValueError, OverflowError: chr() of a \U escape past U+10FFFF, in ruamel's scanner.
+    except (YAMLError, ValueError, OverflowError) as err:
+        raise SpecError([_not_yaml(err, source)]) from None
+
+
+def _not_yaml(err: Exception, source: str) -> Problem:
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    line = mark.line + 1 if mark is not None else None
+    if isinstance(err, MaxDepthExceededError):
+        message = f"nested deeper than {MAX_DEPTH} levels (a spec needs 4)"
+    elif isinstance(err, _TooManyNodes):
+        message = f"more than {MAX_VALUES:,} keys and values: a spec needs a few hundred"
+    elif isinstance(err, MarkedYAMLError):
+        what = err.problem or err.context or "not valid YAML"
+        if "codec can't decode" in what:  # ruamel's wording of a tag's %-escapes
+            what = "a tag's %-escapes are not UTF-8; remove the tag"
+        message = f"not valid YAML: {what}"
+    elif isinstance(err, YAMLError):
+        message = f"not valid YAML: {err}"
+    else:
+        message = (
+            "not valid YAML: a \\U escape in a double-quoted string names no character "
+            "(U+0000 … U+10FFFF); fix it"
+        )
+    return Problem((), message, source, line)
+
+
 def parse_spec_text(text: str, source: str = "<spec>") -> SpecDocument:
     """YAML text → plain data and line map; SpecError for anything that is not a plain spec."""
     found = _text_problem(text, source)
@@ -493,28 +577,7 @@ def parse_spec_text(text: str, source: str = "<spec>") -> SpecDocument:
     yaml = YAML(typ="safe", pure=True)
     yaml.max_depth = MAX_DEPTH
     yaml.Composer = _BoundedComposer
-    try:
-        with warnings.catch_warnings():
-            # A redefined anchor is legal YAML (the latest wins); ruamel warns on stderr.
-            warnings.simplefilter("ignore")
-            documents = yaml.compose_all(text)
-            root = next(documents, None)
-            extra = next(documents, None)
-    except MaxDepthExceededError as err:
-        line = err.problem_mark.line + 1 if err.problem_mark is not None else None
-        message = f"nested deeper than {MAX_DEPTH} levels (a spec needs 4)"
-        raise SpecError([Problem((), message, source, line)]) from None
-    except _TooManyNodes as err:
-        line = err.problem_mark.line + 1 if err.problem_mark is not None else None
-        message = f"more than {MAX_VALUES:,} keys and values: a spec needs a few hundred"
-        raise SpecError([Problem((), message, source, line)]) from None
-    except MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line = mark.line + 1 if mark is not None else None
-        what = err.problem or err.context or "not valid YAML"
-        raise SpecError([Problem((), f"not valid YAML: {what}", source, line)]) from None
-    except YAMLError as err:
-        raise SpecError([Problem((), f"not valid YAML: {err}", source)]) from None
+    root, extra = _compose(yaml, text, source)
     if extra is not None:
         line = extra.start_mark.line + 1
         message = "a second YAML document: a spec file holds one; remove it and the --- before it"

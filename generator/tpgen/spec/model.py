@@ -29,7 +29,7 @@ DEVICE_RE = r"^/dev/[A-Za-z0-9][A-Za-z0-9/_.:+-]*$"
 MOUNT_RE = r"^(/[A-Za-z0-9._-]+)+$"
 USER_RE = r"^[a-z_][a-z0-9_-]{0,31}$"
 # Variables and a few literal characters: enough for any cache key, never a directive.
-CACHE_KEY_RE = r"^(\$[a-z_][a-z0-9_]*|[A-Za-z0-9/:._-])+$"
+CACHE_KEY_RE = r"^(\$[A-Za-z_][A-Za-z0-9_]*|[A-Za-z0-9/:._-])+$"
 ALLOWED_BUCKETS = (100, 200, 250, 400, 500, 1000, 2000, 2500, 5000, 10000)
 # Words a map block reads as instructions, not keys (ngx_http_map_module.c): disk names are keys.
 RESERVED_DISK_NAMES = ("default", "hostnames", "include", "volatile")
@@ -52,6 +52,10 @@ CACHE_KEY_VARIABLES = (
 )
 CACHE_KEY_PREFIXES = ("arg_", "http_", "cookie_")  # $arg_NAME, $http_NAME, $cookie_NAME
 CACHE_KEY_URI = ("request_uri", "uri")
+CACHE_KEY_MAX = 1024
+# A variable's name as nginx reads it (ngx_http_script_compile): letters of either case, digits
+# and _ up to the first other character; ngx_http_get_variable_index then lowers it.
+_VARIABLE_NAME = re.compile(r"\$([A-Za-z0-9_]+)")
 
 
 SIZE_SCHEMA: dict[str, object] = {
@@ -212,22 +216,36 @@ def _cache_key(key: str) -> str:
         [f"${name}" for name in CACHE_KEY_VARIABLES]
         + [f"${prefix}NAME" for prefix in CACHE_KEY_PREFIXES]
     )
-    names = re.findall(r"\$([a-z_][a-z0-9_]*)", key)
-    for name in names:
-        if name.startswith("tpgen_"):
-            raise ValueError(
-                f"${name} is tpgen's own variable, chosen by the cache key itself: "
-                f"build the key from request variables ({allowed})"
-            )
-        prefix = next((p for p in CACHE_KEY_PREFIXES if name.startswith(p)), None)
-        if name not in CACHE_KEY_VARIABLES and (prefix is None or name == prefix):
-            raise ValueError(f"${name} cannot be used in a cache key: use {allowed}")
+    for written in _VARIABLE_NAME.findall(key):
+        _cache_key_variable(written, allowed)
+    names = [name.lower() for name in _VARIABLE_NAME.findall(key)]
     if not any(name in CACHE_KEY_URI for name in names):
         raise ValueError(
             f"{key!r} has neither $request_uri nor $uri, so every URL would share one cached "
             "object: write e.g. $scheme$host$request_uri"
         )
     return key
+
+
+def _cache_key_variable(written: str, allowed: str) -> None:
+    name = written.lower()
+    if name.startswith("tpgen_"):
+        raise ValueError(
+            f"${written} is tpgen's own variable, chosen by the cache key itself: "
+            f"build the key from request variables ({allowed})"
+        )
+    prefix = next((p for p in CACHE_KEY_PREFIXES if name.startswith(p)), None)
+    if name in CACHE_KEY_VARIABLES or (prefix is not None and name != prefix):
+        return
+    known = next((v for v in CACHE_KEY_VARIABLES if name.startswith(v)), None)
+    # nginx reads $uriX as one unknown variable, not $uri and then X.
+    hint = (
+        f" (nginx reads ${written} as one name: a letter, digit or _ right after ${known} "
+        "continues it; put another character between them)"
+        if known
+        else ""
+    )
+    raise ValueError(f"${written} cannot be used in a cache key{hint}: use {allowed}")
 
 
 def is_ip_host(host: str) -> bool:
@@ -293,6 +311,10 @@ def _upstream(text: str) -> str:
     return text
 
 
+# host:port, the host a name of at most 253 characters (RFC 1123) or an address.
+Upstream = Annotated[str, Field(max_length=253 + len(":65535")), AfterValidator(_upstream)]
+
+
 def _loopback(text: str) -> str:
     if not ipaddress.ip_address(_is_ip(text)).is_loopback:
         raise ValueError("stub_status must stay on loopback: use 127.0.0.1 or ::1")
@@ -308,7 +330,9 @@ def _buckets(value: int) -> int:
     return value
 
 
-IpAddress = Annotated[str, AfterValidator(_is_ip)]
+# The longest text form of an address (IPv6 with an IPv4 tail): no spelling is longer.
+IP_TEXT_MAX = 45
+IpAddress = Annotated[str, Field(max_length=IP_TEXT_MAX), AfterValidator(_is_ip)]
 Port = Annotated[int, Field(ge=1, le=65535), WHOLE]
 Percent = float  # every percent field: a finite number, bounds per field
 KIB, MIB, GIB, TIB, PIB = 1 << 10, 1 << 20, 1 << 30, 1 << 40, 1 << 50
@@ -353,6 +377,10 @@ def _slice(value: object) -> object:
 
 
 def _network(text: str) -> str:
+    if "%" in text:  # ipaddress keeps a scope id (fe80::%eth0/64) that nginx cannot read
+        raise ValueError(
+            f"{text!r}: nginx takes no %scope in a network: write it without, e.g. fe80::/64"
+        )
     try:
         network = ipaddress.ip_network(text, strict=True)
     except ValueError as err:
@@ -436,7 +464,11 @@ class CachePolicy(Strict):
         description="X-Cache-Status and X-Cache-Disk to every client (default: trusted only)",
     )
     trusted_networks: (
-        Annotated[list[Annotated[str, AfterValidator(_network)]], Field(max_length=64)] | None
+        Annotated[
+            list[Annotated[str, Field(max_length=IP_TEXT_MAX + 4), AfterValidator(_network)]],
+            Field(max_length=64),
+        ]
+        | None
     ) = Field(
         default=None, description="networks (CIDR) that get the debug headers; loopback always"
     )
@@ -470,12 +502,9 @@ class OriginServer(Strict):
 class Origin(Strict):
     """How a cache node reaches its origin: failover, timeouts, TLS (cache workload only)."""
 
-    servers: (
-        Annotated[
-            dict[Annotated[str, AfterValidator(_upstream)], OriginServer], Field(max_length=64)
-        ]
-        | None
-    ) = Field(default=None, description="per upstream (host:port as in workload.upstreams)")
+    servers: Annotated[dict[Upstream, OriginServer], Field(max_length=64)] | None = Field(
+        default=None, description="per upstream (host:port as in workload.upstreams)"
+    )
     max_fails: Annotated[int, Field(ge=0, le=1000), WHOLE] | None = None
     fail_timeout: FailTime | None = Field(default=None, description="1s … 1h")
     connect_timeout: TimeoutTime | None = Field(default=None, description="100ms … 1h")
@@ -526,7 +555,7 @@ class Workload(Strict):
         description="cache: caching reverse proxy; origin: serves files on the disks; "
         "vod: large media files on the disks, read with directio"
     )
-    upstreams: list[Annotated[str, AfterValidator(_upstream)]] = Field(
+    upstreams: list[Upstream] = Field(
         default_factory=list, description="origin servers host:port (cache workload only)"
     )
     avg_object_size: Annotated[Size, AfterValidator(_sizes_between(512, TIB))] | None = Field(
@@ -534,12 +563,16 @@ class Workload(Strict):
         description="average object size (512B … 1TiB); sizes the keys_zone and the "
         "open_file_cache, and corks answers (tcp_nopush) from 4MiB",
     )
-    cache_key: Annotated[str, Field(pattern=CACHE_KEY_RE), AfterValidator(_cache_key)] | None = (
-        Field(
-            default=None,
-            description="cache key, also the key that picks the disk; must hold $request_uri "
-            "or $uri",
-        )
+    cache_key: (
+        Annotated[
+            str,
+            Field(pattern=CACHE_KEY_RE, max_length=CACHE_KEY_MAX),
+            AfterValidator(_cache_key),
+        ]
+        | None
+    ) = Field(
+        default=None,
+        description="cache key, also the key that picks the disk; must hold $request_uri or $uri",
     )
     inactive: (
         Annotated[
@@ -651,7 +684,7 @@ LogPath = Annotated[_NodePath, _placed(log_problem)]
 
 
 class Listen(Strict):
-    address: Annotated[str, AfterValidator(_listen_address)] = Field(
+    address: Annotated[str, Field(max_length=IP_TEXT_MAX), AfterValidator(_listen_address)] = Field(
         default="0.0.0.0",
         description="IPv4 or IPv6 address, or * for both (0.0.0.0 and [::] ipv6only=on)",
     )
@@ -738,7 +771,7 @@ class Nginx(Strict):
 
 
 class Status(Strict):
-    address: Annotated[str, AfterValidator(_loopback)] = "127.0.0.1"
+    address: Annotated[str, Field(max_length=IP_TEXT_MAX), AfterValidator(_loopback)] = "127.0.0.1"
     port: Port = 8081
 
 
@@ -750,7 +783,7 @@ class Disk(Strict):
     ]
     device: Annotated[
         str,
-        Field(pattern=DEVICE_RE, description="block device, /dev/..., canonical"),
+        Field(pattern=DEVICE_RE, max_length=1024, description="block device, /dev/..., canonical"),
         AfterValidator(_canonical_device),
     ]
     mount: MountPath

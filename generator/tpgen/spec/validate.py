@@ -110,6 +110,11 @@ def _nested_mounts(spec: NodeSpec) -> Iterator[Problem]:
             yield problem(("disks", index, "mount"), "a cache disk cannot be mounted at /")
 
 
+def named_files(spec: NodeSpec) -> tuple[str, ...]:
+    """Every file the spec names for nginx (logs, certificates, keys, snippets), once each."""
+    return tuple(dict.fromkeys(path for _, path in _node_files(spec)))
+
+
 def _node_files(spec: NodeSpec) -> Iterator[tuple[Path, str]]:
     """Every file the spec names that nginx opens itself, with its field."""
     if spec.logging.path:

@@ -55,6 +55,7 @@ def _run_lsblk() -> str:
                 ["lsblk", "-J", "-b", "-o", columns],
                 capture_output=True,
                 text=True,
+                errors="replace",
                 check=False,
                 timeout=LSBLK_SECONDS,
             )

@@ -60,7 +60,12 @@ class HostSystem:
     def nginx_v(self, binary: str) -> str:
         try:
             proc = subprocess.run(
-                [binary, "-V"], capture_output=True, text=True, check=False, timeout=self.timeout
+                [binary, "-V"],
+                capture_output=True,
+                text=True,
+                errors="replace",
+                check=False,
+                timeout=self.timeout,
             )
         except subprocess.TimeoutExpired:
             # The finding's one line, not subprocess's "Command '[...]' timed out".
