@@ -19,6 +19,13 @@ def _error(data: dict[str, Any]) -> str:
 
 
 NOT_IPV4 = "is not an IPv4 address: four numbers 0..255 without leading zeros"
+NO_HOST = "names no single host: write the server's own address"
+GROUP = "is a group address no TCP listen binds: write the node's own"
+# glibc's inet_aton: 0x7f000001 and origin.1 never reach DNS.
+AN_ADDRESS = (
+    "reads as an IPv4 address (the resolver takes hex and numeric forms): write the address as "
+    "four decimal numbers, or a host name"
+)
 NOT_HOST = (
     "is not a valid host name: dot-separated labels of letters, digits and inner hyphens, "
     "each at most 63 characters, 253 in all"
@@ -56,6 +63,16 @@ NOT_HOST = (
             "::1:80",
             "'::1:80' is not host:port (write e.g. origin-a.example.net:8080 or [2001:db8::1]:80)",
         ),
+        ("0.0.0.0:80", f"'0.0.0.0' {NO_HOST}"),
+        ("[::]:80", f"'::' {NO_HOST}"),
+        ("224.0.0.1:80", f"'224.0.0.1' {NO_HOST}"),
+        (
+            "[fe80::1]:80",
+            "'fe80::1': a link-local address needs an interface, which nginx cannot name: use a "
+            "global or unique-local address",
+        ),
+        ("0x7f000001:80", f"'0x7f000001' {AN_ADDRESS}"),
+        ("origin.1:80", f"'origin.1' {AN_ADDRESS}"),
     ],
 )
 def test_upstream_hosts_are_checked_here_not_by_the_offline_check(
@@ -103,6 +120,9 @@ def test_listen_and_status_addresses_are_canonical_without_scope(
             "'fe80::1': a link-local address needs an interface, which nginx's listen cannot "
             "name: use a global or unique-local address, or ::",
         ),
+        ("224.0.0.1", f"'224.0.0.1' {GROUP}"),
+        ("255.255.255.255", f"'255.255.255.255' {GROUP}"),
+        ("ff02::1", f"'ff02::1' {GROUP}"),
     ],
 )
 def test_listen_addresses_linux_cannot_bind_are_refused_before_nginx_t(
@@ -148,5 +168,14 @@ def test_resolver_addresses_are_ip_addresses() -> None:
     data = spec(workload={"resolver": ["dns.example.net"]})
     assert _error(data) == (
         "s.yaml: workload.resolver.0: 'dns.example.net' is not an IP address (write e.g. "
-        "0.0.0.0, 127.0.0.1, ::)"
+        "127.0.0.1 or 2001:db8::1)"
+    )
+
+
+@pytest.mark.parametrize("resolver", ["0.0.0.0", "::", "224.0.0.53", "255.255.255.255"])
+def test_a_resolver_names_one_server(resolver: str) -> None:
+    data = spec(workload={"upstreams": ["o.example.net:80"], "resolver": [resolver]})
+    assert _error(data) == (
+        f"s.yaml: workload.resolver.0: {resolver!r} names no single host: write the server's "
+        "own address"
     )

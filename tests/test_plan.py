@@ -550,9 +550,9 @@ REFUSALS = {
     ),
     "slots-memory": (
         spec_yaml(disks=1, cores=1024, memory="256MiB", media="ssd"),
-        "spec.yaml:4: node.memory: 1024 workers × 1,024 worker_connections allocate 512.0 MiB "
+        "spec.yaml:4: node.memory: 510 workers × 1,024 worker_connections allocate 255.0 MiB "
         "of connection slots at start (512 bytes each), above 25% of node.memory (64.0 MiB): set "
-        "tuning.worker_connections to at most 128, or add memory",
+        "tuning.worker_connections to at most 257, or add memory",
     ),
     "keys-zones": (
         spec_yaml("cache", 3, memory="4GiB", workload=("  avg_object_size: 16KiB",)),

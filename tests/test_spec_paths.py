@@ -113,6 +113,9 @@ def _tls(*pairs: tuple[str, str], **fields: Any) -> dict[str, Any]:
 
 KERNEL_FILE = ("not a file: name a regular file",)
 ON_A_DISK = ("a failed or unmounted data disk would keep nginx from starting", "e.g. under /etc")
+# nginx would read its own config, media types, pid or log as a PEM or as directives.
+NGINX_OWN = ("name a file of its own",)
+A_DIRECTORY = ("is a directory: name the file in it",)
 
 
 @pytest.mark.parametrize(
@@ -128,9 +131,16 @@ ON_A_DISK = ("a failed or unmounted data disk would keep nginx from starting", "
         (_tls(ticket_keys=["/srv/cache/d3/t.key"]), "tls.ticket_keys.0", ON_A_DISK),
         ({"origin": {"tls": True, "ca_file": "/srv/cache/d2/ca.pem"}}, "origin.ca_file", ON_A_DISK),
         ({"extra": {"location": ["/srv/cache/d1/x.conf"]}}, "extra.location.0", ON_A_DISK),
+        (_tls(("/etc/nginx/nginx.conf", A_PAIR[1])), "tls.certificates.0.cert", NGINX_OWN),
+        (_tls((A_PAIR[0], "/etc/nginx/mime.types")), "tls.certificates.0.key", NGINX_OWN),
+        (_tls(ticket_keys=["/run/nginx.pid"]), "tls.ticket_keys.0", NGINX_OWN),
+        ({"extra": {"main": ["/var/log/nginx/error.log"]}}, "extra.main.0", NGINX_OWN),
+        (_tls(("/etc", A_PAIR[1])), "tls.certificates.0.cert", A_DIRECTORY),
+        (_tls(trusted_certificate="/var/log/nginx"), "tls.trusted_certificate", A_DIRECTORY),
+        ({"origin": {"tls": True, "ca_file": "/srv"}}, "origin.ca_file", A_DIRECTORY),
     ],
 )
-def test_nginx_reads_no_kernel_file_and_nothing_on_a_data_disk(
+def test_nginx_reads_no_kernel_file_no_file_of_its_own_and_nothing_on_a_data_disk(
     sections: dict[str, Any],
     field: str,
     reasons: tuple[str, ...],
@@ -209,6 +219,19 @@ def test_one_file_is_never_read_as_two_kinds_of_thing(
     line = validate(tmp_path, spec(**sections), capsys)
     assert f": {field}: " in line and message in line
     assert "name another file (a certificate and its own key may share one)" in line
+
+
+def test_a_certificate_named_with_two_keys_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One of the two servers would fail nginx -t on any node ("key values mismatch")."""
+    sections = _tls(("/etc/t/a.crt", "/etc/t/a.key"), ("/etc/t/a.crt", "/etc/t/b.key"))
+    line = validate(tmp_path, spec(**sections), capsys)
+    assert line.endswith(
+        ": tls.certificates.1.key: /etc/t/a.crt is paired with /etc/t/a.key in "
+        "tls.certificates.0: a certificate has one key; name that key here, or another "
+        "certificate"
+    )
 
 
 @pytest.mark.parametrize(

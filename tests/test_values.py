@@ -750,17 +750,35 @@ def test_the_largest_open_file_limit_passes_nginx(nginx_binary: str) -> None:
 
 def test_connection_slots_must_fit_the_nodes_memory() -> None:
     # The derived count never goes below 1,024 a worker: only this many workers can trip it.
-    assert refusal(spec("origin", node={"cores": 1024, "memory": "1GiB"})) == [
-        "t.yaml: node.memory: 1024 workers × 1,024 worker_connections allocate 512.0 MiB of "
-        "connection slots at start (512 bytes each), above 25% of node.memory (256.0 MiB): set "
-        "tuning.worker_connections to at most 512, or add memory"
+    assert refusal(spec("origin", node={"cores": 510, "memory": "512MiB"})) == [
+        "t.yaml: node.memory: 510 workers × 1,024 worker_connections allocate 255.0 MiB of "
+        "connection slots at start (512 bytes each), above 25% of node.memory (128.0 MiB): set "
+        "tuning.worker_connections to at most 514, or add memory"
     ]
     assert refusal(
-        spec(node={"cores": 1024, "memory": "256MiB"}, tuning={"worker_connections": 256})
+        spec("origin", node={"cores": 510, "memory": "256MiB"}, tuning={"worker_connections": 512})
     ) == [
-        "t.yaml: tuning.worker_connections: 1024 workers × 256 worker_connections allocate "
-        "128.0 MiB of connection slots at start (512 bytes each), above 25% of node.memory "
-        "(64.0 MiB): set tuning.worker_connections to at most 128, or add memory"
+        "t.yaml: tuning.worker_connections: 510 workers × 512 worker_connections allocate "
+        "127.5 MiB of connection slots at start (512 bytes each), above 25% of node.memory "
+        "(64.0 MiB): set tuning.worker_connections to at most 257, or add memory"
+    ]
+
+
+def test_the_default_workers_stay_within_what_a_reload_can_spawn() -> None:
+    """nginx's master keeps 1,024 children (NGX_MAX_PROCESSES); a reload runs two generations
+    of workers, each with a cache manager and loader: 2 × 510 + 4."""
+    plan = plan_of(spec("origin", node={"cores": 1024, "memory": "1TiB"}))
+    assert plan.worker_processes.value == 510
+    assert "so a reload can spawn them all at 510 workers" in plan.worker_processes.because
+
+
+@pytest.mark.parametrize("tuning", [{"worker_processes": 511}, {"worker_processes": "auto"}])
+def test_more_workers_than_a_reload_can_spawn_are_refused(tuning: dict[str, Any]) -> None:
+    data = spec("origin", node={"cores": 511, "memory": "1TiB"}, tuning=tuning)
+    assert refusal(data) == [
+        "t.yaml: tuning.worker_processes: 511 workers: nginx keeps at most 1,024 processes, and "
+        "a reload runs the old workers beside the new ones, each with a cache manager and "
+        "loader; set at most 510"
     ]
 
 
@@ -801,6 +819,7 @@ LIMIT_REFUSALS = (
     "is below 2 × worker_connections",
     "has no effect",
     "keys_zones need",
+    "nginx keeps at most 1,024 processes",
 )
 
 

@@ -123,7 +123,8 @@ def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
 
 
 class EchoConsole(Console):
-    """Lines through click.echo, which copes with a stdout that cannot encode them."""
+    """Lines through click.echo, as the command line has always written them; a stdout that
+    is closed, full or cannot encode the text is refused in one line, as Console refuses it."""
 
     def say(self, text: str, end: str = "\n") -> None:
         # click.echo drops the text without a word when stdout is closed: out refuses that.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from tpgen.plan.buckets import SPLIT_STEPS
-from tpgen.spec.paths import NGINX_LOGS
+from tpgen.spec.paths import NGINX_LOGS, NGINX_MIME_TYPES
 
 # ---------------------------------------------------------------------- limits of a real node
 # Limits of a real Linux node with a stock kernel; limits.check_node_limits holds every derived
@@ -17,6 +17,10 @@ from tpgen.spec.paths import NGINX_LOGS
 # Every worker starts every pool, and a reload runs the old and the new workers at once: the
 # node's pool threads stay within a quarter of a default pid_max of 32768, so a reload needs half.
 THREAD_BUDGET = 8192
+# nginx's master keeps at most NGX_MAX_PROCESSES (1024) children, and a reload runs the old
+# workers (until they finish, worker_shutdown_timeout) beside the new ones, each generation with a
+# cache manager and loader: 2 × 510 + 4 = 1024. More workers and a reload cannot spawn them all.
+MAX_WORKERS = 510
 # fs.nr_open: setrlimit(RLIMIT_NOFILE) above it fails, so worker_rlimit_nofile cannot pass it.
 NR_OPEN = 1_048_576
 
@@ -375,7 +379,6 @@ NGINX_USER = "www-data"
 # nginx takes a group named like the user where `user` names none; Debian's nobody has no such
 # group (its own is nogroup), and `user nobody;` fails nginx -t there.
 NGINX_GROUPS = {"nobody": "nogroup"}
-RUN_DIR = "/run"
 LOG_DIR = NGINX_LOGS
 # tpgen's choice: warnings (a full pool queue, a failed read) but not a client's hang-up (info).
 ERROR_LOG_LEVEL = "warn"
@@ -394,7 +397,7 @@ DEFAULT_TYPE = "application/octet-stream"  # nginx's and Debian's default_type
 # The distribution's full map of media types (Debian's nginx-common; nginx.org's packages and a
 # source build install one at the same place), included on the node; the offline check includes
 # tpgen's bundled copy of Debian 12's (tpgen/data/mime.types) instead.
-MIME_TYPES_FILE = "/etc/nginx/mime.types"
+MIME_TYPES_FILE = NGINX_MIME_TYPES
 # What a CDN node serves that Debian 12's map lacks (anything else is DEFAULT_TYPE): streaming
 # segments and manifests, subtitles, audio, and a few web formats. None of these extensions is in
 # the bundled copy (a test holds it), so nginx never warns of a duplicate.

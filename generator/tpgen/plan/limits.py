@@ -11,7 +11,13 @@ from tpgen.plan.pools import thread_limit
 from tpgen.plan.reads import pool_count
 from tpgen.plan.transfers import pool_threads
 from tpgen.plan.types import Decision
-from tpgen.plan.workers import connections, nofile_limit, rlimit_nofile, slot_limit
+from tpgen.plan.workers import (
+    connections,
+    nofile_limit,
+    rlimit_nofile,
+    slot_limit,
+    worker_limit,
+)
 from tpgen.spec.model import NodeSpec
 from tpgen.spec.validate import pool_scope_problems
 
@@ -40,5 +46,15 @@ def check_node_limits(spec: NodeSpec, open_files: Decision[int] | None, source: 
     pools = pool_count(spec)
     _refuse(pool_scope_problems(spec, pools), source)
     threads, problems = thread_limit(spec, pool_threads(spec), pools)
-    _refuse([*problems, *nofile_limit(spec, slots, nofile), *slot_limit(spec, slots)], source)
+    # The thread budget's refusal of the worker count, where there is one, names the lower bound.
+    workers_refused = any(p.path == ("tuning", "worker_processes") for p in problems)
+    _refuse(
+        [
+            *([] if workers_refused else worker_limit(spec)),
+            *problems,
+            *nofile_limit(spec, slots, nofile),
+            *slot_limit(spec, slots),
+        ],
+        source,
+    )
     return NodeLimits(threads, slots, nofile)

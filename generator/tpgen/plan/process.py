@@ -8,14 +8,13 @@ from tpgen.plan.defaults import (
     ERROR_LOG_LEVEL,
     NGINX_GROUPS,
     NGINX_USER,
-    RUN_DIR,
     WORKER_SHUTDOWN_BECAUSE,
     WORKER_SHUTDOWN_TIMEOUT,
 )
 from tpgen.plan.logs import access_log_fields
 from tpgen.plan.types import Decision, pick
 from tpgen.spec.model import NodeSpec
-from tpgen.spec.paths import NGINX_ERROR_LOG
+from tpgen.spec.paths import NGINX_ERROR_LOG, NGINX_PID
 
 _DEBIAN = "where Debian's nginx package and its logrotate keep it"
 
@@ -32,7 +31,7 @@ def process_fields(spec: NodeSpec) -> dict[str, Any]:
             if group == user.value
             else f"Debian's {user.value} has no group of that name, which nginx would look for",
         ),
-        "pid_file": Decision(f"{RUN_DIR}/nginx.pid", _DEBIAN),
+        "pid_file": Decision(NGINX_PID, _DEBIAN),
         "error_log_file": Decision(NGINX_ERROR_LOG, _DEBIAN),
         "error_log_level": Decision(
             ERROR_LOG_LEVEL,

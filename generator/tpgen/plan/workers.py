@@ -16,6 +16,7 @@ from tpgen.plan.defaults import (
     EXTRA_WORKERS_BECAUSE,
     HDD_MIN_EVENT_LOOPS,
     HDD_WORKER_THREADS,
+    MAX_WORKERS,
     MIN_WORKER_CONNECTIONS,
     NR_OPEN,
     THREAD_BUDGET,
@@ -39,7 +40,7 @@ def worker_count(spec: NodeSpec) -> int:
 def default_workers(spec: NodeSpec) -> int:
     """One a core and the HDDs' extra loops, but no more than the node's thread budget holds at
     one thread a pool: every worker starts every pool."""
-    workers = spec.node.cores + extra_workers(spec)
+    workers = min(spec.node.cores + extra_workers(spec), MAX_WORKERS)
     pools = pool_count(spec)
     if pools and workers * pools > THREAD_BUDGET:
         return max(1, THREAD_BUDGET // pools)
@@ -61,7 +62,12 @@ def extra_workers(spec: NodeSpec) -> int:
 def worker_processes(spec: NodeSpec) -> Decision[int | str]:
     extra = extra_workers(spec)
     workers = default_workers(spec)
-    if workers < spec.node.cores + extra:
+    if workers == MAX_WORKERS < spec.node.cores + extra:
+        because = (
+            f"fewer than the {spec.node.cores} cores: {_PROCESS_LIMIT}, so a reload can spawn "
+            f"them all at {MAX_WORKERS} workers"
+        )
+    elif workers < spec.node.cores + extra:
         pools = pool_count(spec)
         because = (
             f"fewer than the {spec.node.cores} cores: every worker starts all {pools} thread "
@@ -129,6 +135,26 @@ def event_fields(spec: NodeSpec) -> dict[str, Any]:
     }
 
 
+_PROCESS_LIMIT = (
+    "nginx keeps at most 1,024 processes, and a reload runs the old workers beside the new ones, "
+    "each with a cache manager and loader"
+)
+
+
+def worker_limit(spec: NodeSpec) -> list[Problem]:
+    """A worker count set in the spec (or auto on a node of more cores) past what a reload
+    can spawn."""
+    workers = worker_count(spec)
+    if workers <= MAX_WORKERS:
+        return []
+    return [
+        problem(
+            ("tuning", "worker_processes"),
+            f"{workers} workers: {_PROCESS_LIMIT}; set at most {MAX_WORKERS}",
+        )
+    ]
+
+
 def nofile_limit(spec: NodeSpec, slots: Decision[int], nofile: Decision[int]) -> list[Problem]:
     problems = []
     if nofile.overridden and nofile.value < 2 * slots.value:
@@ -177,7 +203,7 @@ def slot_limit(spec: NodeSpec, slots: Decision[int]) -> list[Problem]:
     budget = spec.node.memory * CONNECTION_RAM_PERCENT // 100
     if resident <= budget:
         return []
-    # ≥ 128 for any valid spec (256MiB, 1024 workers): lowering connections always fits.
+    # ≥ 257 for any valid spec (256MiB, 510 workers): lowering connections always fits.
     most = budget // (workers * CONNECTION_SLOT_BYTES)
     fix = f"set tuning.worker_connections to at most {most:,}"
     return [

@@ -262,7 +262,7 @@ def _is_ip(text: str) -> str:
         address = ipaddress.ip_address(text)
     except ValueError as err:
         raise ValueError(
-            f"{text!r} is not an IP address (write e.g. 0.0.0.0, 127.0.0.1, ::)"
+            f"{text!r} is not an IP address (write e.g. 127.0.0.1 or 2001:db8::1)"
         ) from err
     # A scope id (fe80::1%eth0, which ipaddress keeps verbatim, ; and } included) or a
     # non-canonical spelling would reach nginx.conf as written.
@@ -276,6 +276,21 @@ def _is_ip(text: str) -> str:
     return text
 
 
+def _peer(text: str) -> str:
+    """An address nginx sends to (an origin, a DNS server): one host, reachable without an
+    interface named (a link-local address needs one, which nginx cannot write)."""
+    address = ipaddress.ip_address(text)
+    broadcast = address == ipaddress.IPv4Address("255.255.255.255")
+    if address.is_unspecified or address.is_multicast or broadcast:
+        raise ValueError(f"{text!r} names no single host: write the server's own address")
+    if address.version == 6 and address.is_link_local:
+        raise ValueError(
+            f"{text!r}: a link-local address needs an interface, which nginx cannot name: use "
+            "a global or unique-local address"
+        )
+    return text
+
+
 def _host(host: str) -> str:
     """RFC 1123 host name or dotted IPv4; a name made only of digits and dots is an address."""
     if re.fullmatch(r"[0-9.]+", host):
@@ -285,7 +300,14 @@ def _host(host: str) -> str:
             raise ValueError(
                 f"{host!r} is not an IPv4 address: four numbers 0..255 without leading zeros"
             ) from None
-        return host
+        return _peer(host)
+    # The resolver's inet_aton reads 0x7f000001 or a.1 as an address: no top-level name is
+    # numeric (RFC 3696), so such a name is an address written another way.
+    if re.fullmatch(r"0x[0-9a-f]*|[0-9]+", host.rpartition(".")[2], re.IGNORECASE):
+        raise ValueError(
+            f"{host!r} reads as an IPv4 address (the resolver takes hex and numeric forms): "
+            "write the address as four decimal numbers, or a host name"
+        )
     if len(host) > 253 or not host.isascii() or not re.fullmatch(HOSTNAME_RE, host.lower()):
         raise ValueError(
             f"{host!r} is not a valid host name: dot-separated labels of letters, digits "
@@ -304,6 +326,7 @@ def _upstream(text: str) -> str:
     if host.startswith("["):
         if ipaddress.ip_address(_is_ip(host[1:-1])).version != 6:
             raise ValueError(f"{host!r}: brackets are for IPv6 only, write an IPv4 address bare")
+        _peer(host[1:-1])
     else:
         _host(host)
     if not 1 <= int(port) <= 65535:
@@ -332,7 +355,9 @@ def _buckets(value: int) -> int:
 
 # The longest text form of an address (IPv6 with an IPv4 tail): no spelling is longer.
 IP_TEXT_MAX = 45
-IpAddress = Annotated[str, Field(max_length=IP_TEXT_MAX), AfterValidator(_is_ip)]
+IpAddress = Annotated[
+    str, Field(max_length=IP_TEXT_MAX), AfterValidator(_is_ip), AfterValidator(_peer)
+]
 Port = Annotated[int, Field(ge=1, le=65535), WHOLE]
 Percent = float  # every percent field: a finite number, bounds per field
 KIB, MIB, GIB, TIB, PIB = 1 << 10, 1 << 20, 1 << 30, 1 << 40, 1 << 50
@@ -642,6 +667,8 @@ def _listen_address(text: str) -> str:
             f"{text!r}: a link-local address needs an interface, which nginx's listen cannot "
             "name: use a global or unique-local address, or ::"
         )
+    if address.is_multicast or address == ipaddress.IPv4Address("255.255.255.255"):
+        raise ValueError(f"{text!r} is a group address no TCP listen binds: write the node's own")
     return text
 
 

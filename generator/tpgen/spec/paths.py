@@ -37,6 +37,30 @@ SHARED_DIRS = ("/home", "/media", "/opt", "/tmp", "/var/lib", "/var/tmp")
 LOG_TREE = "/var/log"
 NGINX_LOGS = "/var/log/nginx"  # Debian's nginx package's, and its logrotate's
 NGINX_ERROR_LOG = f"{NGINX_LOGS}/error.log"
+NGINX_CONF = "/etc/nginx/nginx.conf"
+# The distribution's map of media types (Debian's nginx-common), which the config includes.
+NGINX_MIME_TYPES = "/etc/nginx/mime.types"
+NGINX_PID = "/run/nginx.pid"
+# The files of nginx's own that the config names or tpgen writes: never a certificate, key or
+# snippet (nginx would read its own config, log or pid as a PEM or as directives).
+NGINX_FILES = {
+    NGINX_CONF: "the config tpgen renders",
+    NGINX_MIME_TYPES: "the media types the config includes",
+    NGINX_PID: "nginx's pid file",
+    NGINX_ERROR_LOG: "nginx's error log",
+}
+# Directories every node has: a path naming one names no file.
+KNOWN_DIRS = (
+    "/",
+    *SYSTEM_TREES,
+    *SHARED_DIRS,
+    "/srv",
+    "/mnt",
+    "/var",
+    "/var/cache",
+    "/etc/nginx",
+    NGINX_LOGS,
+)
 
 
 def is_within(path: str, tree: str) -> bool:
@@ -64,7 +88,7 @@ def mount_problem(path: str) -> str | None:
 
 def log_problem(path: str) -> str | None:
     """Why nginx's master (root) must not append its access log to `path` (None: it may)."""
-    if path in (*SYSTEM_TREES, *SHARED_DIRS, "/srv", "/mnt", "/var", "/var/cache", NGINX_LOGS):
+    if path in KNOWN_DIRS:
         return f"{path} is a directory: name the log file, e.g. {NGINX_LOGS}/access.log"
     tree = _tree_of(path, tuple(t for t in SYSTEM_TREES if t != LOG_TREE))
     if tree:
@@ -80,4 +104,8 @@ def read_problem(path: str) -> str | None:
     tree = _tree_of(path, PSEUDO_TREES)
     if tree:
         return f"{path} is in the kernel's {tree}, not a file: name a regular file, e.g. in /etc"
+    if path in KNOWN_DIRS:
+        return f"{path} is a directory: name the file in it"
+    if path in NGINX_FILES:
+        return f"{path} is {NGINX_FILES[path]}: name a file of its own"
     return None

@@ -167,6 +167,22 @@ def _file_kinds(spec: NodeSpec) -> Iterator[Problem]:
         )
 
 
+def _one_key_per_certificate(spec: NodeSpec) -> Iterator[Problem]:
+    """A certificate has one key: two pairs naming it with two keys fail nginx -t in one of
+    them ("key values mismatch"), on the node whatever its files."""
+    if spec.tls is None:
+        return
+    first: dict[str, tuple[int, str]] = {}
+    for index, pair in enumerate(spec.tls.certificates):
+        seen = first.setdefault(pair.cert, (index, pair.key))
+        if seen[1] != pair.key:
+            yield problem(
+                ("tls", "certificates", index, "key"),
+                f"{pair.cert} is paired with {seen[1]} in tls.certificates.{seen[0]}: a "
+                "certificate has one key; name that key here, or another certificate",
+            )
+
+
 def _files_on_disks(spec: NodeSpec) -> Iterator[Problem]:
     """nginx opens these at every start and reload: a data disk that fails or is not mounted
     yet would keep it from starting, and an origin serves its disks' trees to anyone."""
@@ -337,6 +353,7 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
     problems.extend(_files_on_disks(spec))
     problems.extend(_log_file(spec))
     problems.extend(_file_kinds(spec))
+    problems.extend(_one_key_per_certificate(spec))
     if not any(disk.state == "active" for disk in spec.disks):
         problems.append(
             problem(("disks",), "no disk is active: at least one disk must have state: active")
