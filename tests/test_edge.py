@@ -375,21 +375,28 @@ def test_render_check_uses_throwaway_certificates(nginx_binary: str) -> None:
     assert not Path("/etc/nginx/tls/a.crt").exists()
 
 
-def test_the_real_nginx_refuses_a_mismatched_pair(tmp_path: Path, nginx_binary: str) -> None:
-    """What validate --tls-files says ahead of time is what nginx itself would refuse."""
-    cert_a, _ = _pair(tmp_path, "a")
-    _, key_b = _pair(tmp_path, "b")
+def _nginx_t_with(
+    tmp_path: Path, nginx_binary: str, cert: Path, key: Path
+) -> subprocess.CompletedProcess[str]:
+    """The real nginx -t of one TLS server with these files."""
     conf = tmp_path / "nginx.conf"
     conf.write_text(
         "events {}\nhttp { server { listen 127.0.0.1:27999 ssl; "
-        f"ssl_certificate {cert_a}; ssl_certificate_key {key_b}; }} }}\n"
+        f"ssl_certificate {cert}; ssl_certificate_key {key}; }} }}\n"
     )
-    result = subprocess.run(
+    return subprocess.run(
         [nginx_binary, "-t", "-p", str(tmp_path), "-e", "stderr", "-c", str(conf)],
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def test_the_real_nginx_refuses_a_mismatched_pair(tmp_path: Path, nginx_binary: str) -> None:
+    """What validate --tls-files says ahead of time is what nginx itself would refuse."""
+    cert_a, _ = _pair(tmp_path, "a")
+    _, key_b = _pair(tmp_path, "b")
+    result = _nginx_t_with(tmp_path, nginx_binary, cert_a, key_b)
     assert result.returncode != 0
     assert "key values mismatch" in result.stderr
 
@@ -455,23 +462,16 @@ def test_a_key_type_the_check_cannot_read_is_one_line_exit_2(
     assert len(err.splitlines()) == 1
 
 
+BROKEN_BLOCK = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"
+
+
 def test_a_chain_whose_later_block_does_not_parse_is_refused_as_nginx_refuses_it(
     tmp_path: Path, nginx_binary: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """nginx reads every block of the chain (PEM_read_bio_X509 fails on a broken one)."""
     cert, key = _pair(tmp_path, "a")
     cert.write_text(cert.read_text() + BROKEN_BLOCK)
-    conf = tmp_path / "nginx.conf"
-    conf.write_text(
-        "events {}\nhttp { server { listen 127.0.0.1:27999 ssl; "
-        f"ssl_certificate {cert}; ssl_certificate_key {key}; }} }}\n"
-    )
-    refused = subprocess.run(
-        [nginx_binary, "-t", "-p", str(tmp_path), "-e", "stderr", "-c", str(conf)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    refused = _nginx_t_with(tmp_path, nginx_binary, cert, key)
     assert refused.returncode != 0, refused.stderr
     tls = {"certificates": [{"cert": str(cert), "key": str(key)}]}
     path = tmp_path / "edge.yaml"
@@ -481,9 +481,6 @@ def test_a_chain_whose_later_block_does_not_parse_is_refused_as_nginx_refuses_it
         f"tls.certificates.0.cert: {cert} is not a PEM certificate chain (each "
         "CERTIFICATE block must parse): put the certificate, then its issuers, in PEM"
     ]
-
-
-BROKEN_BLOCK = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"
 
 
 def _fields(capsys: pytest.CaptureFixture[str], spec_path: Path) -> list[str]:
