@@ -222,8 +222,14 @@ def test_doctor_on_an_unreadable_spec_is_a_failure(capsys: pytest.CaptureFixture
 
 @pytest.mark.parametrize(
     "args",
-    [["schema"], ["--help"], ["explain", str(EXAMPLE)], ["render", str(EXAMPLE), "--no-check"]],
-    ids=["schema", "help", "explain", "render"],
+    [
+        ["schema"],
+        ["--help"],
+        ["explain", str(EXAMPLE)],
+        ["render", str(EXAMPLE), "--no-check"],
+        ["doctor", str(EXAMPLE), "--prometheus", "-", "--config", "/nonexistent"],
+    ],
+    ids=["schema", "help", "explain", "render", "doctor-prometheus"],
 )
 def test_a_stdout_nobody_reads_ends_as_sigpipe_would_without_a_traceback(args: list[str]) -> None:
     read_end, write_end = os.pipe()

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import io
 import json
 import os
 import shutil
+import socket
 import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Iterable, Iterator
@@ -538,6 +541,62 @@ class FakeSystem:
 def inputs(*disks: dict[str, object]) -> dr.DoctorInputs:
     layout = layout_dict(*(disks or (disk_entry("d1"), disk_entry("d2"))))
     return dr.DoctorInputs(layout=dr.read_layout(layout), expected_config=RENDERED)
+
+
+class RealFetch(FakeSystem):
+    """The fake machine, except that the status page is fetched for real (HostSystem)."""
+
+    def fetch(self, url: str) -> str:
+        return dr.HostSystem(timeout=10).fetch(url)
+
+
+@contextlib.contextmanager
+def answering(reply: bytes) -> Iterator[str]:
+    """A loopback endpoint (a port the kernel picks) that answers one request with ``reply``."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        connection, _ = server.accept()
+        with connection, contextlib.suppress(OSError):  # the client may hang up first
+            connection.recv(65536)
+            connection.sendall(reply)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}/nginx_status"
+    finally:
+        thread.join(timeout=10)
+        server.close()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        b"garbage\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nX-Long: " + b"a" * (70 << 10) + b"\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\n" + b"X-Many: 1\r\n" * 101 + b"\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    ],
+    ids=["bad-status-line", "header-70k", "101-headers", "bad-chunk"],
+)
+def test_a_status_endpoint_that_does_not_speak_http_is_a_finding(reply: bytes) -> None:
+    with answering(reply) as url:
+        layout = layout_dict(disk_entry("d1"), status_url=url)
+        doctor_inputs = dr.DoctorInputs(layout=dr.read_layout(layout), expected_config=RENDERED)
+        findings = dr.diagnose(doctor_inputs, RealFetch(), since="1h")
+    (status,) = [f for f in findings if f.check == "nginx.status"]
+    assert status.level is Level.FAIL
+    assert status.message.startswith(f"no answer from {url}: not an HTTP answer: ")
+    assert "\n" not in status.message and "\r" not in status.message
+
+
+def test_a_malformed_status_url_is_a_finding() -> None:
+    layout = layout_dict(disk_entry("d1"), status_url="http://a b")
+    doctor_inputs = dr.DoctorInputs(layout=dr.read_layout(layout), expected_config=RENDERED)
+    (status,) = [f for f in dr.diagnose(doctor_inputs, RealFetch()) if f.check == "nginx.status"]
+    assert status.level is Level.FAIL
+    assert status.message.startswith("no answer from http://a b: not a valid URL: ")
 
 
 def test_healthy_node_exits_zero_with_every_check_listed() -> None:

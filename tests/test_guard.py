@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from tpgen import api
 from tpgen.commands.guard import GuardOptions, Renderer, guard, policy_of
+from tpgen.errors import FileRefused
 from tpgen.ops.doctor.mounts import parse_mountinfo
 from tpgen.ops.guard import events
 from tpgen.ops.guard.agent import REPORT_EVERY, RETRY_SECONDS, Agent, Applied, Files
@@ -741,3 +742,81 @@ def test_an_event_keeps_the_head_of_each_long_evidence_line() -> None:
     long = Evidence("d1", 0.0, "nginx", "x" * 70_000)
     record = events.event_record(0.0, "disk_failed", "m", disk="d1", evidence=[long])
     assert record["evidence"] == [("nginx: " + "x" * 70_000)[: events.EVIDENCE_LINE_CHARS]]
+
+
+# ------------------------------------------------------- guard's files: regular files only
+def test_a_state_swapped_for_a_link_is_refused_not_moved_aside(tmp_path: Path) -> None:
+    """Only guard's own corrupt file is set aside: a link (here to a file that does not parse)
+    is refused at the read, and the link and its target stay as they were."""
+    node = Machine(tmp_path)
+    other = tmp_path / "other.json"
+    other.write_text("{not guard's\n")
+    Path(node.files.state).symlink_to(other)
+    with pytest.raises(FileRefused) as refused:
+        node.agent().start(NOW)
+    assert str(refused.value) == (
+        f"{node.files.state}: is a symbolic link (to {other}): --state replaces only a regular "
+        "file, name the file the link points to"
+    )
+    assert os.readlink(node.files.state) == str(other)
+    assert other.read_text() == "{not guard's\n"
+    assert not [p for p in tmp_path.iterdir() if "corrupt" in p.name]
+
+
+def test_an_event_log_swapped_for_a_link_is_not_written_through(tmp_path: Path) -> None:
+    node = Machine(tmp_path)
+    other = tmp_path / "other.log"
+    other.write_text("someone else's\n")
+    Path(node.files.events).symlink_to(other)
+    with pytest.raises(FileRefused, match=r"--events replaces only a regular file"):
+        node.agent().start(NOW)
+    assert other.read_text() == "someone else's\n"
+    assert os.readlink(node.files.events) == str(other)
+
+
+def test_a_state_that_is_one_of_guards_inputs_is_refused(tmp_path: Path) -> None:
+    node = Machine(tmp_path)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("node: {name: edge}\n")
+    files = Files(
+        state=str(spec), events=node.files.events, inputs=(str(spec), str(node.error_log))
+    )
+    agent = Agent(
+        disks(), Policy(), files, node.apply, error_log=Follower(str(node.error_log)), log=node.out
+    )
+    with pytest.raises(FileRefused, match=rf"is the input {spec} itself: write the state"):
+        agent.start(NOW)
+    assert spec.read_text() == "node: {name: edge}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "diskstats",
+        "error.log",
+        "mountinfo",
+        "spec.yaml",
+    ]
+
+
+def test_renderer_refuses_a_live_config_that_is_a_link_and_keeps_it(tmp_path: Path) -> None:
+    real = tmp_path / "real.conf"
+    real.write_text("the running config\n")
+    (tmp_path / "nginx.conf").symlink_to(real)
+    true = shutil.which("true") or "/bin/true"
+    result = renderer(tmp_path, true).apply({"d3": "failed"})
+    assert not result.ok
+    assert result.message == (
+        f"cannot install the config with d3 failed: {tmp_path / 'nginx.conf'}: is a symbolic "
+        f"link (to {real}): --config replaces only a regular file, name the file the link points to"
+    )
+    assert os.readlink(tmp_path / "nginx.conf") == str(real)
+    assert real.read_text() == "the running config\n"
+
+
+def test_what_nginx_or_the_reload_prints_may_be_any_bytes(tmp_path: Path) -> None:
+    """Not UTF-8 (a Latin-1 locale, a binary's garbage): shown replaced, never an exit 3."""
+    nginx = tmp_path / "nginx"
+    nginx.write_text("#!/bin/sh\nprintf 'bad \\377\\376 bytes\\n' >&2\nexit 1\n")
+    nginx.chmod(0o755)
+    result = renderer(tmp_path, str(nginx)).apply({"d3": "failed"})
+    assert not result.ok
+    assert result.message == (
+        "nginx -t refused the config with d3 failed: exit 1: bad \ufffd\ufffd bytes"
+    )

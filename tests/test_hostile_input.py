@@ -26,6 +26,8 @@ from tpgen.errors import SpecError, format_path, printable
 from tpgen.spec.load import load_spec_text, plain_data
 
 from .conftest import ROOT
+from .specs import disk, write_spec
+from .specs import spec as node_spec
 
 EXAMPLE = ROOT / "examples" / "cache-3hdd.yaml"
 GOOD = textwrap.dedent("""\
@@ -692,6 +694,114 @@ def test_a_failed_write_names_the_target_and_leaves_it_unchanged(tmp_path: Path)
     )
     assert target.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["nginx.conf"]
+
+
+# ----------------------------------------------------------------------- the node's commands
+# guard, doctor --prometheus and purge name files too: the same rule as -o, and no open() that
+# a FIFO could block (each run in a subprocess with a timeout: a hang fails, it cannot stall).
+
+GUARD_FILES = {"--state": "the state", "--events": "the events", "--config": "the config"}
+
+
+def _guard_args(tmp_path: Path, spec: Path, **paths: Path) -> list[str]:
+    named = {
+        "--state": tmp_path / "state.json",
+        "--events": tmp_path / "events.jsonl",
+        "--config": tmp_path / "nginx.conf",
+        "--error-log": tmp_path / "error.log",
+        **{f"--{key.replace('_', '-')}": path for key, path in paths.items()},
+    }
+    return [
+        *("guard", str(spec), "--polls", "2", "--interval", "0.1", "--kernel-log", ""),
+        *("--reload", "true", "--nginx", "true"),
+        *(word for option, path in named.items() for word in (option, str(path))),
+    ]
+
+
+def _node_target(tmp_path: Path, kind: str, spec: Path) -> tuple[Path, str]:
+    """A file a node command must not write: what it is, and how the refusal words it."""
+    if kind == "spec":
+        return spec, f"is the input {spec} itself: write {{holds}} elsewhere"
+    if kind == "symlink":
+        real = spec_file(tmp_path, "someone else's\n", "real.txt")
+        (tmp_path / "link").symlink_to(real)
+        return tmp_path / "link", (
+            f"is a symbolic link (to {real}): {{option}} replaces only a regular file, name the "
+            "file the link points to"
+        )
+    path, shown = _special_file(tmp_path, kind)
+    return path, f"is {shown}: {{option}} writes only a regular file or a new path"
+
+
+def _fingerprint(directory: Path) -> dict[str, tuple[int, int, int]]:
+    # What "nothing changed" means: the same names, each the same kind of the same inode.
+    return {
+        p.name: (p.lstat().st_mode, p.lstat().st_ino, p.lstat().st_size)
+        for p in directory.iterdir()
+    }
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "chardev", "spec"])
+@pytest.mark.parametrize("option", list(GUARD_FILES))
+def test_guard_refuses_a_file_it_writes_that_is_not_its_own_regular_file(
+    tmp_path: Path, option: str, kind: str
+) -> None:
+    spec = spec_file(tmp_path, EXAMPLE.read_text())
+    target, message = _node_target(tmp_path, kind, spec)
+    before = _fingerprint(tmp_path)
+    args = _guard_args(tmp_path, spec, **{option.removeprefix("--"): target})
+    result = in_subprocess(args, tmp_path)
+    shown = message.format(option=option, holds=GUARD_FILES[option])
+    assert (result.returncode, result.stderr) == (2, f"tpgen: {target}: {shown}\n")
+    assert _fingerprint(tmp_path) == before
+    assert spec.read_text() == EXAMPLE.read_text()
+
+
+def test_guard_reads_no_error_log_that_is_a_fifo(tmp_path: Path) -> None:
+    fifo, shown = _special_file(tmp_path, "fifo")
+    result = in_subprocess(_guard_args(tmp_path, EXAMPLE, error_log=fifo), tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"tpgen guard: warning: cannot read {fifo}: is {shown}, not a regular file\n" in (
+        result.stderr
+    )
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "chardev", "spec", "config"])
+def test_doctor_writes_no_metrics_onto_a_link_a_device_or_a_file_it_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    spec = spec_file(tmp_path, EXAMPLE.read_text())
+    config = spec_file(tmp_path, "the live config\n", "nginx.conf")
+    if kind == "config":
+        target, message = config, f"is the input {config} itself: write {{holds}} elsewhere"
+    else:
+        target, message = _node_target(tmp_path, kind, spec)
+    before = _fingerprint(tmp_path)
+    args = ["doctor", str(spec), "--config", str(config), "--prometheus", str(target)]
+    code, lines = run(args, capsys)
+    shown = message.format(option="--prometheus", holds="the metrics")
+    assert (code, lines) == (2, [f"tpgen doctor: {target}: {shown}"])
+    assert _fingerprint(tmp_path) == before
+    assert spec.read_text() == EXAMPLE.read_text()
+
+
+def test_purge_refuses_a_cache_file_that_is_a_fifo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mounts = [disk(i, mount=f"{tmp_path}/mnt/d{i}") for i in (1, 2)]
+    spec = write_spec(
+        tmp_path / "spec.yaml",
+        node_spec("cache", disks=2, workload={"avg_object_size": "64MiB"}) | {"disks": mounts},
+    )
+    code = main(["locate", str(spec), "httpx/a.mp4", "--offset", "0"])
+    out = capsys.readouterr().out
+    assert code == 0
+    first = Path(out.rstrip("\n").split("\t")[-1])  # the first slice's file
+    first.parent.mkdir(parents=True)
+    os.mkfifo(first)
+    result = in_subprocess(["purge", "--dry-run", str(spec), "httpx/a.mp4"], tmp_path)
+    assert (result.returncode, result.stderr) == (2, f"tpgen: {first}: not a regular file\n")
+    assert stat.S_ISFIFO(first.lstat().st_mode)
 
 
 # ----------------------------------------------------------------------------------- messages

@@ -244,4 +244,7 @@ def test_cli_writes_the_file_and_exits_0_or_2_when_it_cannot(
     assert samples[("tpgen_doctor_status", ())] == 2
     code = cli_main(["doctor", str(spec), "--prometheus", str(tmp_path / "no" / "x.prom")])
     assert code == 2
-    assert f"tpgen doctor: cannot write {tmp_path / 'no' / 'x.prom'}: " in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"tpgen doctor: {tmp_path / 'no' / 'x.prom'}: directory {tmp_path / 'no'} does not "
+        "exist: create it first\n"
+    )

@@ -35,39 +35,58 @@ def size_text(size: int) -> str:
     return f"{size // MIB} MiB" if size % MIB == 0 else f"{size:,} bytes"
 
 
-def read_regular_file(path: str, limit: int) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; FileRefused otherwise.
+def _refuse_irregular(path: str, info: os.stat_result) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        raise FileRefused(path, f"is {file_kind(info.st_mode)}, not a regular file")
+
+
+def open_regular(path: str) -> int:
+    """A descriptor to read the regular file ``path``; FileRefused for anything else.
 
     A FIFO, a device or a socket is refused from its stat, before it is opened: opening a
-    FIFO blocks and /dev/zero never ends.
+    FIFO blocks and /dev/zero never ends. The open does not block either, should one be
+    swapped in meanwhile.
     """
     if not path:
         raise FileRefused(path, _EMPTY)
     try:
-        before = os.stat(path)
-        if not stat.S_ISREG(before.st_mode):
-            raise FileRefused(path, f"is {file_kind(before.st_mode)}, not a regular file")
+        _refuse_irregular(path, os.stat(path))
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError as err:
         raise FileRefused(path, err.strerror or str(err)) from None
     try:
         # Swapped between stat and open: the descriptor is what counts.
-        after = os.fstat(fd)
-        if not stat.S_ISREG(after.st_mode):
-            raise FileRefused(path, f"is {file_kind(after.st_mode)}, not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        # /proc files report size 0: read past the limit by one byte instead of trusting st_size.
-        while size <= limit and (chunk := os.read(fd, min(limit + 1 - size, MIB))):
+        _refuse_irregular(path, os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_head(path: str, size: int) -> bytes:
+    """At most the first ``size`` bytes of the regular file ``path``; FileRefused otherwise."""
+    fd = open_regular(path)
+    chunks: list[bytes] = []
+    done = 0
+    try:
+        # /proc files report size 0: read until the end instead of trusting st_size.
+        while done < size and (chunk := os.read(fd, min(size - done, MIB))):
             chunks.append(chunk)
-            size += len(chunk)
+            done += len(chunk)
     except OSError as err:
         raise FileRefused(path, err.strerror or str(err)) from None
     finally:
         os.close(fd)
-    if size > limit:
-        raise FileRefused(path, f"is larger than {size_text(limit)}, the most tpgen reads")
     return b"".join(chunks)
+
+
+def read_regular_file(path: str, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; FileRefused otherwise."""
+    # One byte past the limit tells a file of exactly ``limit`` bytes from a longer one.
+    data = read_head(path, limit + 1)
+    if len(data) > limit:
+        raise FileRefused(path, f"is larger than {size_text(limit)}, the most tpgen reads")
+    return data
 
 
 @dataclass(frozen=True)
@@ -118,46 +137,93 @@ def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def _check_target(path: str, inputs: Iterable[str]) -> os.stat_result | None:
-    """The stat of the regular file ``path`` replaces, None for a new file; else FileRefused."""
+@dataclass(frozen=True)
+class Target:
+    """How a refusal names a file tpgen writes: the option that chose it, what it holds."""
+
+    option: str = "-o"
+    holds: str = "the config"
+
+
+OUTPUT = Target()
+
+
+def _refuse_kind(path: str, current: os.stat_result, target: Target) -> None:
+    if stat.S_ISLNK(current.st_mode):
+        raise FileRefused(
+            path,
+            f"is a symbolic link (to {os.readlink(path)}): {target.option} replaces only a "
+            "regular file, name the file the link points to",
+        )
+    if not stat.S_ISREG(current.st_mode):
+        raise FileRefused(
+            path,
+            f"is {file_kind(current.st_mode)}: {target.option} writes only a regular file or a "
+            "new path",
+        )
+
+
+def _refuse_inputs(
+    path: str, current: os.stat_result, inputs: Iterable[str], target: Target
+) -> None:
+    for source in inputs:
+        with contextlib.suppress(OSError):
+            if _same_file(current, os.stat(source)):
+                raise FileRefused(
+                    path, f"is the input {source} itself: write {target.holds} elsewhere"
+                )
+
+
+def existing_target(
+    path: str, inputs: Iterable[str] = (), target: Target = OUTPUT
+) -> os.stat_result | None:
+    """The stat of the regular file at ``path`` tpgen may replace or append to, None when there
+    is none; FileRefused for a link, anything not a regular file, or one of ``inputs``."""
     if not path:
         raise FileRefused(path, _EMPTY)
     try:
         current = os.lstat(path)
     except FileNotFoundError:
-        parent = os.path.dirname(path) or "."
-        if not os.path.isdir(parent):
-            raise FileRefused(path, f"directory {parent} does not exist: create it first") from None
         return None
     except OSError as err:
         raise FileRefused(path, err.strerror or str(err)) from None
-    if stat.S_ISLNK(current.st_mode):
-        raise FileRefused(
-            path,
-            f"is a symbolic link (to {os.readlink(path)}): -o replaces only a regular file, "
-            "name the file the link points to",
-        )
-    if not stat.S_ISREG(current.st_mode):
-        raise FileRefused(
-            path, f"is {file_kind(current.st_mode)}: -o writes only a regular file or a new path"
-        )
-    for source in inputs:
-        with contextlib.suppress(OSError):
-            if _same_file(current, os.stat(source)):
-                raise FileRefused(path, f"is the input {source} itself: write the config elsewhere")
+    _refuse_kind(path, current, target)
+    _refuse_inputs(path, current, inputs, target)
     return current
 
 
-def write_output(path: str, text: str, inputs: Iterable[str] = ()) -> None:
-    """Replace ``path`` atomically with ``text``, keeping an existing file's mode and owner.
+def check_target(
+    path: str, inputs: Iterable[str] = (), target: Target = OUTPUT
+) -> os.stat_result | None:
+    """The stat of the regular file ``path`` replaces, None for a new file; else FileRefused."""
+    current = existing_target(path, inputs, target)
+    if current is None:
+        parent = os.path.dirname(path) or "."
+        if not os.path.isdir(parent):
+            raise FileRefused(path, f"directory {parent} does not exist: create it first")
+    return current
+
+
+def write_output(
+    path: str,
+    text: str,
+    inputs: Iterable[str] = (),
+    *,
+    target: Target = OUTPUT,
+    like: str | None = None,
+) -> None:
+    """Replace ``path`` atomically with ``text``, keeping an existing file's mode and owner
+    (those of ``like`` instead, when it exists: a candidate that becomes the live file).
 
     Only a regular file (or a new path in an existing directory) is written; never a link,
     device, FIFO, directory or one of ``inputs``. On any failure the target is unchanged and
     the error names it, not the temporary file.
     """
-    data = text.encode("utf-8")
+    # surrogateescape: a file read back as it was (guard's live config) is written as it was.
+    data = text.encode("utf-8", errors="surrogateescape")
     inputs = tuple(inputs)
-    current = _check_target(path, inputs)
+    current = check_target(path, inputs, target)
+    model = _mode_model(like) if like is not None else current
     parent = os.path.dirname(path) or "."
     try:
         # A long name must not make the temporary one exceed NAME_MAX (255 bytes).
@@ -170,13 +236,13 @@ def write_output(path: str, text: str, inputs: Iterable[str] = ()) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            if current is None:
+            if model is None:
                 os.fchmod(handle.fileno(), 0o644)
             else:
-                _keep_mode_and_owner(path, handle.fileno(), current)
+                _keep_mode_and_owner(path, handle.fileno(), model)
             os.fsync(handle.fileno())
         # The target may have been swapped for a link or a device since the first look.
-        _check_target(path, inputs)
+        check_target(path, inputs, target)
         os.replace(tmp, path)
     except OSError as err:
         with contextlib.suppress(OSError):
@@ -188,6 +254,42 @@ def write_output(path: str, text: str, inputs: Iterable[str] = ()) -> None:
             os.unlink(tmp)
         raise
     _fsync_directory(parent)
+
+
+def _mode_model(like: str) -> os.stat_result | None:
+    try:
+        return os.stat(like)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise FileRefused(like, err.strerror or str(err)) from None
+
+
+# O_NONBLOCK: a FIFO swapped in after the look fails the open (ENXIO) or is refused by fstat.
+_APPEND = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
+
+
+def append_output(
+    path: str, data: bytes, inputs: Iterable[str] = (), *, target: Target = OUTPUT
+) -> None:
+    """Append ``data`` to ``path`` with one write (a reader never sees half of it), creating it
+    0644 when new; the same files as :func:`write_output`, never a link, device or input."""
+    inputs = tuple(inputs)
+    check_target(path, inputs, target)
+    try:
+        fd = os.open(path, _APPEND | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        raise FileRefused(path, f"cannot write: {err.strerror or err}") from None
+    try:
+        # Swapped between the look and the open: the descriptor is what counts.
+        opened = os.fstat(fd)
+        _refuse_kind(path, opened, target)
+        _refuse_inputs(path, opened, inputs, target)
+        os.write(fd, data)
+    except OSError as err:
+        raise FileRefused(path, f"cannot write: {err.strerror or err}") from None
+    finally:
+        os.close(fd)
 
 
 def _keep_mode_and_owner(path: str, fd: int, current: os.stat_result) -> None:

@@ -15,6 +15,8 @@ from typing import TextIO, TypedDict, Unpack
 
 from tpgen import api
 from tpgen.commands import STANDARD, Console
+from tpgen.errors import FileRefused
+from tpgen.files import Target, write_output
 from tpgen.ops.discover import DiscoverError, parse_meminfo
 from tpgen.ops.doctor import (
     DEFAULT_CONFIG,
@@ -28,8 +30,10 @@ from tpgen.ops.doctor import (
     read_layout,
     run_doctor,
     with_endpoints,
-    write_textfile,
 )
+
+# How a refusal names the file: the option that chose it.
+PROMETHEUS = Target("--prometheus", "the metrics")
 
 
 class DoctorOptions(TypedDict, total=False):
@@ -122,26 +126,36 @@ def doctor_main(
         since = options.get("since", DEFAULT_SINCE)
         prometheus = options.get("prometheus")
         if prometheus is not None:
-            return _write_metrics(inputs, prometheus, since, options, stderr)
+            return _write_metrics(inputs, prometheus, since, options, out)
         return run_doctor(inputs, since=since, as_json=options.get("as_json", False), out=out)
-    except DoctorError as error:
+    except (DoctorError, FileRefused) as error:
         print(f"tpgen doctor: {error}", file=stderr)
         return int(Level.FAIL)
 
 
 def _write_metrics(
-    inputs: DoctorInputs, path: str, since: str, options: DoctorOptions, stderr: TextIO
+    inputs: DoctorInputs, path: str, since: str, options: DoctorOptions, out: TextIO | None
 ) -> int:
     """``--prometheus FILE``: the series instead of the report; 0 once written.
 
     The findings' worst level is a series (tpgen_doctor_status), not the exit code, so that a
-    timer's unit fails only when no file could be written.
+    timer's unit fails only when no file could be written. FILE is written by the one rule of
+    tpgen.files (FileRefused: never a link, a device or a file doctor reads); ``-`` is stdout,
+    whose reader going away is a BrokenPipeError for tpgen.commands.run (exit 141).
     """
     guard_state = options.get("guard_state", GUARD_STATE_FILE) or None
     text = metrics_text(inputs, HostSystem(), since=since, guard_state=guard_state)
-    try:
-        write_textfile(path, text)
-    except OSError as err:
-        print(f"tpgen doctor: cannot write {path}: {err.strerror or err}", file=stderr)
-        return int(Level.FAIL)
+    if path == "-":
+        stdout = out if out is not None else sys.stdout
+        stdout.write(text)
+        stdout.flush()
+    else:
+        write_output(path, text, _doctor_reads(inputs, guard_state), target=PROMETHEUS)
     return 0
+
+
+def _doctor_reads(inputs: DoctorInputs, guard_state: str | None) -> list[str]:
+    """The files doctor reads: none of them may be the one it writes."""
+    layout = inputs.layout
+    named = [inputs.source, inputs.config_path, layout["error_log"], guard_state]
+    return [path for path in [*named, *layout["extra_files"]] if path]

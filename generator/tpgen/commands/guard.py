@@ -19,17 +19,22 @@ from typing import Any
 
 from tpgen import api
 from tpgen.commands import STANDARD, Console
-from tpgen.errors import EXIT_OK, as_tpgen_error
+from tpgen.errors import EXIT_OK, FileRefused, as_tpgen_error
+from tpgen.files import Target, check_target, existing_target, read_regular_file, write_output
 from tpgen.ops.guard.agent import Agent, Applied, Files
 from tpgen.ops.guard.detect import GuardDisk, resolve_device
-from tpgen.ops.guard.events import DEFAULT_EVENT_LOG
+from tpgen.ops.guard.events import DEFAULT_EVENT_LOG, EVENTS
 from tpgen.ops.guard.policy import Policy, policy_from
 from tpgen.ops.guard.sources import Follower, KernelLog
-from tpgen.ops.guard.state import DEFAULT_STATE_FILE, write_atomic
+from tpgen.ops.guard.state import DEFAULT_STATE_FILE, STATE
 from tpgen.plan.guard import GuardPlan, guard_plan
 
 # `nginx -t` and a reload take well under a second; a hung one must not hang the guard.
 COMMAND_TIMEOUT = 60
+# How a refusal names the live config: the option that chose it.
+CONFIG = Target("--config", "the config")
+# The most guard reads of the live config: a rendered one is well under 1 MiB.
+CONFIG_LIMIT = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -65,17 +70,52 @@ def guard(
         for name, value, because in thresholds.rows():
             console.say(f"{name:<16} {value:<8} {because}")
         return EXIT_OK
-    renderer = Renderer(document.data, spec, options)
+    error_log = options.error_log or plan.error_log
+    reads = tuple(path for path in (spec, error_log, options.kernel_log) if path)
+    files = Files(
+        state=options.state_path, events=options.events_path, inputs=(*reads, options.config_path)
+    )
+    renderer = Renderer(
+        document.data,
+        spec,
+        options,
+        inputs=(*reads, files.mountinfo, files.diskstats, files.state, files.events),
+    )
+    refuse_wrong_files(
+        [
+            (files.state, files.not_state(), STATE),
+            (files.events, files.not_events(), EVENTS),
+            (options.config_path, renderer.inputs, CONFIG),
+        ]
+    )
     agent = Agent(
         guard_disks(api.node_layout(plan)),
         policy_of(thresholds),
-        Files(state=options.state_path, events=options.events_path),
+        files,
         renderer.apply,
-        error_log=Follower(options.error_log or plan.error_log),
+        error_log=Follower(error_log),
         kernel_log=KernelLog(options.kernel_log) if options.kernel_log else None,
         log=console.err,
     )
     return run_agent(agent, options)
+
+
+def refuse_wrong_files(checks: Sequence[tuple[str, Sequence[str], Target]]) -> None:
+    """Before the first poll, FileRefused (exit 2, nothing changed) for a file guard writes that
+    is a link, not a regular file, or one it reads. One that cannot be looked at now (a
+    permission, a parent that is a file) is the agent's to report and retry: its unit does not
+    restart it after exit 2."""
+    for path, inputs, target in checks:
+        if not path or _visible(path):
+            existing_target(path, inputs, target)
+
+
+def _visible(path: str) -> bool:
+    try:
+        os.lstat(path)
+    except OSError:
+        return False
+    return True
 
 
 def policy_of(thresholds: GuardPlan) -> Policy:
@@ -126,7 +166,8 @@ def run_agent(agent: Agent, options: GuardOptions) -> int:
                 agent.start(time.time())
                 started = True
             pause = options.interval
-        except OSError as err:
+        except (OSError, FileRefused) as err:
+            # FileRefused: a file swapped for a link or a FIFO meanwhile is left alone, not fatal.
             agent.warn(f"{'poll' if started else 'start'} failed: {as_tpgen_error(err).report()}")
             pause = min(max(pause, options.interval) * 2, BACKOFF_CAP)
         polls += 1
@@ -138,10 +179,14 @@ def run_agent(agent: Agent, options: GuardOptions) -> int:
 class Renderer:
     """Render the spec with guard's states, check it with nginx -t, install it, reload."""
 
-    def __init__(self, data: Any, spec_path: str, options: GuardOptions) -> None:
+    def __init__(
+        self, data: Any, spec_path: str, options: GuardOptions, *, inputs: Sequence[str] = ()
+    ) -> None:
         self.data = data
         self.spec_path = spec_path
         self.options = options
+        # What the live config may not be: the spec and every file guard reads or writes.
+        self.inputs = (spec_path, *inputs)
         # The config text this process saw nginx reload: one found on disk but not yet seen
         # reloaded (a guard killed between install and reload) is reloaded once.
         self.reloaded: str | None = None
@@ -161,7 +206,7 @@ class Renderer:
         config = self.options.config_path
         described = states or "the spec states"
         try:
-            if _read_or_none(config) != text:
+            if self._live_config() != text:
                 return self._install(text, states)
             if self.reloaded == text:
                 return Applied(True, f"{config} already has {described}")
@@ -170,31 +215,45 @@ class Renderer:
                 return Applied(False, f"{config} has {described} but the reload failed: {failed}")
             self.reloaded = text
             return Applied(True, f"{config} already had {described}; nginx reloaded to run it")
-        except OSError as err:
+        except (OSError, FileRefused) as err:
             return Applied(False, f"cannot install the config with {states}: {err}")
 
     def _install(self, text: str, states: str) -> Applied:
         config = self.options.config_path
         candidate, previous = f"{config}.tpgen-guard", f"{config}.tpgen-guard-prev"
-        write_atomic(candidate, text, like=config)
+        write_output(candidate, text, self.inputs, target=CONFIG, like=config)
         tested = _run([self.options.nginx_binary, "-t", "-q", "-c", candidate])
         if tested is not None:
             os.unlink(candidate)
             return Applied(False, f"nginx -t refused the config with {states}: {tested}")
-        old = _read_or_none(config)
+        old = self._live_config()
         if old is not None:
-            write_atomic(previous, old, like=config)
-        os.replace(candidate, config)
+            write_output(previous, old, self.inputs, target=CONFIG, like=config)
+        self._replace_config(candidate)
         failed = _run(self.options.reload_command)
         if failed is None:
             self.reloaded = text
             return Applied(True, f"{config} installed with {states}, nginx reloaded")
         if old is None:
             return Applied(False, f"reload failed ({failed}); {config} had no earlier version")
-        os.replace(previous, config)
+        self._replace_config(previous)
         again = _run(self.options.reload_command)
         restored = "restored" if again is None else f"restored, but its reload failed too ({again})"
         return Applied(False, f"reload failed ({failed}): {config} {restored}")
+
+    def _live_config(self) -> str | None:
+        """The live config as it is, None when there is none; FileRefused for a link, a FIFO,
+        a device or one of guard's inputs at its path."""
+        config = self.options.config_path
+        if existing_target(config, self.inputs, CONFIG) is None:
+            return None
+        data = read_regular_file(config, CONFIG_LIMIT)
+        return data.decode("utf-8", errors="surrogateescape")
+
+    def _replace_config(self, source: str) -> None:
+        # The live path may have been swapped for a link or a device since the first look.
+        check_target(self.options.config_path, self.inputs, CONFIG)
+        os.replace(source, self.options.config_path)
 
 
 def _run(argv: Sequence[str]) -> str | None:
@@ -202,8 +261,14 @@ def _run(argv: Sequence[str]) -> str | None:
     if not argv:
         return "no command to run"
     try:
+        # errors="replace": what a reload script or nginx prints is shown, whatever its bytes.
         done = subprocess.run(
-            argv, capture_output=True, text=True, timeout=COMMAND_TIMEOUT, check=False
+            argv,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=COMMAND_TIMEOUT,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"{argv[0]}: {err}"
@@ -211,11 +276,3 @@ def _run(argv: Sequence[str]) -> str | None:
         return None
     said = (done.stderr or done.stdout).strip().splitlines()[-3:]
     return f"exit {done.returncode}: " + " | ".join(said)
-
-
-def _read_or_none(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-            return handle.read()
-    except OSError:
-        return None

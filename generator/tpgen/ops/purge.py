@@ -17,6 +17,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .doctor.system import open_regular
+
 # A cache file starts with nginx's binary header, the KEY line and the origin's headers: a
 # slice's Content-Range is within its first few KiB.
 _HEADER_BYTES = 16 << 10
@@ -47,11 +49,14 @@ def entry_file(target: Mapping[str, Any], offset: int = 0) -> tuple[str | None, 
 
 
 def _object_length(path: str) -> int | None:
+    """The length the first slice's Content-Range gives; OSError when its file is not a regular
+    file (a FIFO there would block a plain open)."""
     try:
-        with open(path, "rb") as cached:
-            head = cached.read(_HEADER_BYTES)
+        fd = open_regular(path)
     except FileNotFoundError:
         return None
+    with os.fdopen(fd, "rb") as cached:
+        head = cached.read(_HEADER_BYTES)
     match = _CONTENT_RANGE.search(head)
     return int(match.group(1)) if match else None
 

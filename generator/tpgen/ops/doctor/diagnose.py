@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import subprocess
 from datetime import datetime
 
@@ -141,5 +142,7 @@ def _status(inputs: DoctorInputs, system: System) -> Finding:
         return check_status(None, None)
     try:
         return check_status(url, system.fetch(url))
-    except (OSError, ValueError) as err:  # URLError is an OSError; a malformed URL a ValueError
+    # URLError is an OSError; a malformed URL a ValueError or an InvalidURL; an answer that is
+    # not HTTP (a bad status line, a header too long, a cut chunked body) an HTTPException.
+    except (OSError, ValueError, http.client.HTTPException) as err:
         return check_status(url, None, error_text(err))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import http.client
 import os
 import pwd
 import stat
@@ -159,4 +160,15 @@ def error_text(err: BaseException) -> str:
         return reason.strerror or str(reason) if isinstance(reason, OSError) else str(reason)
     if isinstance(err, OSError) and err.strerror:
         return err.strerror if not err.filename else f"{err.strerror}: {err.filename}"
+    if isinstance(err, http.client.InvalidURL):
+        return f"not a valid URL: {_one_line(str(err))}"
+    if isinstance(err, http.client.HTTPException) and not isinstance(err, OSError):
+        # BadStatusLine's text is the peer's own line: escaped and cut, so it stays one line.
+        return f"not an HTTP answer: {_one_line(str(err)) or 'nothing'}"
     return str(err) or type(err).__name__
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    shown = text.encode("ascii", "backslashreplace").decode("ascii")
+    shown = "".join(char if char.isprintable() else repr(char)[1:-1] for char in shown)
+    return shown if len(shown) <= limit else shown[:limit] + "..."

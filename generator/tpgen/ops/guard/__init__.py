@@ -1,11 +1,12 @@
 """`tpgen guard`, the node agent that takes a failing disk out of service by itself.
 
-Standard library only (like doctor): the detectors read nginx's error log, the kernel log, the
-mount table and /proc/diskstats; ``decide`` turns their evidence into at most one action per
-poll under the rules of DESIGN §7 (one disk per rate window, never the last active disk, a
-cluster of disks is reported, not emptied); ``state`` and ``events`` are the two files the
-agent writes. Rendering and reloading need the planner, so ``tpgen.commands.guard`` hands the
-agent a function that does it.
+Standard library and tpgen.files (the one rule for the files a user names: a FIFO, a device,
+a link or the spec is refused, never opened, renamed or replaced): the detectors read nginx's
+error log, the kernel log, the mount table and /proc/diskstats; ``decide`` turns their evidence
+into at most one action per poll under the rules of DESIGN §7 (one disk per rate window, never
+the last active disk, a cluster of disks is reported, not emptied); ``state`` and ``events``
+are the two files the agent writes. Rendering and reloading need the planner, so
+``tpgen.commands.guard`` hands the agent a function that does it.
 
 - ``policy``    the thresholds (the plan's GuardPlan values)
 - ``detect``    one detector per source, each turning text into :class:`Evidence`

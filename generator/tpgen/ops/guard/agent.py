@@ -12,6 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TextIO
 
+from tpgen.errors import FileRefused
+from tpgen.files import read_head
+
 from ..doctor.mounts import parse_mountinfo
 from .decide import Verdict, decide
 from .detect import Evidence, GuardDisk, kernel_evidence, mount_evidence, nginx_evidence
@@ -37,10 +40,20 @@ Apply = Callable[[Mapping[str, str]], Applied]
 
 @dataclass(frozen=True)
 class Files:
+    """What guard reads and writes. ``inputs``: the other files it reads (the spec, the logs,
+    the live config), none of which the state or the event log may be."""
+
     state: str
     events: str
     mountinfo: str = "/proc/self/mountinfo"
     diskstats: str = "/proc/diskstats"
+    inputs: tuple[str, ...] = ()
+
+    def not_state(self) -> tuple[str, ...]:
+        return (*self.inputs, self.mountinfo, self.diskstats, self.events)
+
+    def not_events(self) -> tuple[str, ...]:
+        return (*self.inputs, self.mountinfo, self.diskstats, self.state)
 
 
 class Agent:
@@ -75,7 +88,7 @@ class Agent:
     # ------------------------------------------------------------------ start
     def start(self, now: float) -> None:
         """Read the state file (a corrupt one is set aside) and apply what it says."""
-        self.state, warning = read_state(self.files.state, now)
+        self.state, warning = read_state(self.files.state, now, self.files.not_state())
         if warning is not None:
             self._event(now, "state_corrupt", warning, level="error")
         known = {disk.name for disk in self.spec_disks}
@@ -229,7 +242,7 @@ class Agent:
 
     # ------------------------------------------------------------- recording
     def _save(self) -> None:
-        write_state(self.files.state, self.state)
+        write_state(self.files.state, self.state, self.files.not_state())
 
     def _event(
         self,
@@ -245,6 +258,7 @@ class Agent:
         append_event(
             self.files.events,
             event_record(now, event, message, disk=disk, evidence=evidence, **extra),
+            self.files.not_events(),
         )
         self._say(f"{'ERROR' if level == 'error' else 'info'}: {event}: {message}")
 
@@ -259,7 +273,6 @@ class Agent:
 
 def _read(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(8 << 20)
-    except OSError:
+        return read_head(path, 8 << 20).decode("utf-8", errors="replace")
+    except FileRefused:  # gone, unreadable or not a regular file: no evidence from it
         return None

@@ -6,6 +6,9 @@ import errno
 import os
 from typing import BinaryIO
 
+from tpgen.errors import FileRefused
+from tpgen.files import open_regular
+
 # One poll reads at most this much of a log: a storm of errors is bounded, the rest waits.
 READ_LIMIT = 4 << 20
 
@@ -33,10 +36,12 @@ class Follower:
 
     def _open(self, *, at_end: bool) -> bool:
         try:
-            handle = open(self.path, "rb")  # noqa: SIM115 # kept open across polls, closed in _close
-        except OSError as err:
-            self.error = f"cannot read {self.path}: {err.strerror}"
+            # Not a plain open(): a FIFO would block it; a device or a socket is no log.
+            fd = open_regular(self.path)
+        except FileRefused as err:
+            self.error = f"cannot read {self.path}: {err.message}"
             return False
+        handle = os.fdopen(fd, "rb")  # kept open across polls, closed in _close
         if at_end:
             handle.seek(0, os.SEEK_END)
         self._close()

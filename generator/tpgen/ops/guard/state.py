@@ -6,7 +6,8 @@
 Written atomically (a temporary file in the same directory, fsync, rename). Other readers
 (doctor, doctor.yml, the metrics exporter) read it as it is. A file that does not parse is
 renamed aside (``.corrupt-<time>``) and reported, never trusted: guard then starts from the
-spec's states.
+spec's states. Only a regular file is read, set aside or replaced (tpgen.files): a link, a FIFO,
+a device or one of guard's inputs (the spec) is refused.
 """
 
 from __future__ import annotations
@@ -14,15 +15,19 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from tpgen.files import Target, existing_target, read_head, write_output
 
 VERSION = 1
 STATES = ("active", "failed", "draining", "slow")
 DEFAULT_STATE_FILE = "/var/lib/tpgen/guard-state.json"
 MAX_BYTES = 1 << 20
+# How a refusal names the file: the option of `tpgen guard` that chose it.
+STATE = Target("--state", "the state")
 
 
 def utc_iso(epoch: float) -> str:
@@ -89,26 +94,32 @@ def state_from(data: object) -> GuardState:
     return GuardState(out)
 
 
-def read_state(path: str, now: float) -> tuple[GuardState, str | None]:
-    """The state at ``path`` (empty when there is none) and a warning when it was set aside."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
-    except FileNotFoundError:
+def read_state(path: str, now: float, inputs: Sequence[str] = ()) -> tuple[GuardState, str | None]:
+    """The state at ``path`` (empty when there is none) and a warning when it was set aside.
+
+    FileRefused when ``path`` is not a regular file or is one of ``inputs``: only guard's own
+    file, corrupt, is moved aside.
+    """
+    if existing_target(path, inputs, STATE) is None:
         return GuardState(), None
+    raw = read_head(path, MAX_BYTES + 1)
     try:
         if len(raw) > MAX_BYTES:
             raise CorruptState(f"larger than {MAX_BYTES} bytes")
         return state_from(json.loads(raw.decode("utf-8"))), None
     except (CorruptState, ValueError) as err:
         aside = f"{path}.corrupt-{utc_iso(now).replace(':', '')}"
+        # Still the regular file just read, not something swapped in since.
+        existing_target(path, inputs, STATE)
         os.replace(path, aside)
         return GuardState(), f"{path} is corrupt ({err}): moved to {aside}, not trusted"
 
 
-def write_state(path: str, state: GuardState) -> None:
+def write_state(path: str, state: GuardState, inputs: Sequence[str] = ()) -> None:
     """Replace ``path`` with ``state`` atomically: readers see the old file or the new one."""
-    write_atomic(path, json.dumps(state.to_dict(), indent=2, sort_keys=True) + "\n")
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    text = json.dumps(state.to_dict(), indent=2, sort_keys=True) + "\n"
+    write_output(path, text, inputs, target=STATE)
 
 
 def write_atomic(path: str, text: str, mode: int = 0o644, *, like: str | None = None) -> None:
