@@ -876,3 +876,13 @@ def test_every_plan_stays_within_the_nodes_limits(data: dict[str, Any]) -> None:
     assert 2 * plan.worker_connections.value <= plan.worker_rlimit_nofile.value <= NR_OPEN
     memory = spec_from_mapping(data).node.memory
     assert workers * plan.worker_connections.value * 512 <= memory // 4
+
+
+def test_an_object_larger_than_disks_is_one_line_naming_the_smallest() -> None:
+    data = spec("origin", disks=3, workload={"avg_object_size": "512MiB"})
+    for item, size in zip(data["disks"], ["128MiB", "64MiB", "1GiB"], strict=True):
+        item["size"] = size
+    assert refusal(data) == [
+        "t.yaml: workload.avg_object_size: 512.0 MiB is larger than disk d2 (64.0 MiB) and 1 "
+        "more: lower avg_object_size below the smallest disk"
+    ]

@@ -9,6 +9,7 @@ from tpgen.errors import Path, Problem, format_path, problem
 from tpgen.spec.edge import edge_problems
 from tpgen.spec.model import CachePolicy, Extra, NodeSpec, Origin, is_ip_host
 from tpgen.spec.paths import NGINX_ERROR_LOG, NGINX_LOGS, is_within
+from tpgen.spec.units import human_size
 
 WORKLOADS = ("cache", "origin", "vod")
 
@@ -373,12 +374,22 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
         problems.extend(_cache_policy(spec))
         problems.extend(_origin_settings(spec))
     problems.extend(edge_problems(spec))
-    for disk in spec.disks:
-        if workload.avg_object_size is not None and workload.avg_object_size > disk.size:
-            problems.append(
-                problem(
-                    ("workload", "avg_object_size"),
-                    f"larger than disk {disk.name} ({disk.size} bytes): lower avg_object_size",
-                )
-            )
+    problems.extend(_object_fits(spec))
     return problems
+
+
+def _object_fits(spec: NodeSpec) -> Iterator[Problem]:
+    """One line for all the disks an average object outgrows, naming the smallest."""
+    size = spec.workload.avg_object_size
+    outgrown = sorted(
+        (d for d in spec.disks if size is not None and size > d.size), key=lambda d: d.size
+    )
+    if size is None or not outgrown:
+        return
+    smallest = outgrown[0]
+    more = f" and {len(outgrown) - 1} more" if len(outgrown) > 1 else ""
+    yield problem(
+        ("workload", "avg_object_size"),
+        f"{human_size(size)} is larger than disk {smallest.name} ({human_size(smallest.size)})"
+        f"{more}: lower avg_object_size below the smallest disk",
+    )
