@@ -221,6 +221,26 @@ def test_the_textfile_replaces_a_long_named_file_whole_and_leaves_no_temporary(
     assert [p.name for p in tmp_path.iterdir()] == [target.name]
 
 
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "input"])
+def test_the_textfile_is_never_written_through_a_link_onto_a_fifo_or_over_an_input(
+    tmp_path: Path, kind: str
+) -> None:
+    """The node's entry keeps `render -o`'s rule (the timer's path is a role variable)."""
+    layout = tmp_path / "layout.json"
+    layout.write_text("{}")
+    target = tmp_path / "tpgen.prom"
+    if kind == "symlink":
+        target.symlink_to(layout)
+    elif kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target = layout
+    with pytest.raises(OSError, match=r"not a regular file|is the input"):
+        prom.write_textfile(str(target), "new 2\n", [str(layout)])
+    assert layout.read_text() == "{}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({"layout.json", target.name})
+
+
 def test_node_entry_names_a_bad_layout_and_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,8 +11,10 @@ in docs/operations.md ("Metrics"). Like every doctor module: the standard librar
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -294,8 +296,27 @@ def metrics_text(
     return exposition(families)
 
 
-def write_textfile(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` at once (``-``: stdout).
+def _replaceable(path: Path, inputs: Iterable[str]) -> None:
+    """OSError unless ``path`` is a new name or a regular file other than ``inputs``: the node's
+    copy of `render -o`'s rule (tpgen.files does not ship through module_utils)."""
+    try:
+        current = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(current.st_mode):
+        raise OSError(errno.EINVAL, "not a regular file: name the .prom file itself", str(path))
+    for source in inputs:
+        try:
+            other = os.stat(source)
+        except OSError:
+            continue  # an input that is not there is not this file
+        if (other.st_dev, other.st_ino) == (current.st_dev, current.st_ino):
+            raise OSError(errno.EINVAL, f"is the input {source} itself", str(path))
+
+
+def write_textfile(path: str, text: str, inputs: Iterable[str] = ()) -> None:
+    """Write ``text`` to ``path`` at once (``-``: stdout): over a regular file or a new name,
+    never a link, a device or one of ``inputs``.
 
     The textfile collector reads every ``*.prom`` at each scrape: a rename, never a half file.
     """
@@ -303,6 +324,7 @@ def write_textfile(path: str, text: str) -> None:
         sys.stdout.write(text)
         return
     target = Path(path)
+    _replaceable(target, inputs)
     # mkstemp, not a guessable name: the collector's directory may be writable by others.
     fd, temporary = tempfile.mkstemp(
         prefix=f".{target.name[:100]}.", suffix=".tmp", dir=target.parent
@@ -313,6 +335,7 @@ def write_textfile(path: str, text: str) -> None:
             handle.flush()
             os.fchmod(handle.fileno(), 0o644)  # the exporter runs as its own user
             os.fsync(handle.fileno())
+        _replaceable(target, inputs)  # swapped for a link or a device meanwhile
         os.replace(temporary, target)
     finally:
         Path(temporary).unlink(missing_ok=True)
@@ -335,7 +358,7 @@ def main(argv: Sequence[str] | None = None, system: System | None = None) -> int
         layout = read_layout(json.loads(host.read_text(args.layout)), args.layout)
         inputs = DoctorInputs(layout=layout, config_path=args.config, nginx_binary=args.nginx)
         text = metrics_text(inputs, host, since=args.since, guard_state=args.guard_state)
-        write_textfile(args.prometheus, text)
+        write_textfile(args.prometheus, text, (args.layout, args.config, args.guard_state))
     except (OSError, ValueError, DoctorError) as err:
         sys.stderr.write(f"tpgen-metrics: {err}\n")
         return 2
