@@ -216,9 +216,10 @@ def _cache_key(key: str) -> str:
         [f"${name}" for name in CACHE_KEY_VARIABLES]
         + [f"${prefix}NAME" for prefix in CACHE_KEY_PREFIXES]
     )
-    for written in _VARIABLE_NAME.findall(key):
-        _cache_key_variable(written, allowed)
-    names = [name.lower() for name in _VARIABLE_NAME.findall(key)]
+    written = _VARIABLE_NAME.findall(key)
+    for name in written:
+        _cache_key_variable(name, allowed)
+    names = [name.lower() for name in written]
     if not any(name in CACHE_KEY_URI for name in names):
         raise ValueError(
             f"{key!r} has neither $request_uri nor $uri, so every URL would share one cached "
@@ -276,12 +277,14 @@ def _is_ip(text: str) -> str:
     return text
 
 
+_BROADCAST = ipaddress.IPv4Address("255.255.255.255")
+
+
 def _peer(text: str) -> str:
     """An address nginx sends to (an origin, a DNS server): one host, reachable without an
     interface named (a link-local address needs one, which nginx cannot write)."""
     address = ipaddress.ip_address(text)
-    broadcast = address == ipaddress.IPv4Address("255.255.255.255")
-    if address.is_unspecified or address.is_multicast or broadcast:
+    if address.is_unspecified or address.is_multicast or address == _BROADCAST:
         raise ValueError(f"{text!r} names no single host: write the server's own address")
     if address.version == 6 and address.is_link_local:
         raise ValueError(
@@ -667,7 +670,7 @@ def _listen_address(text: str) -> str:
             f"{text!r}: a link-local address needs an interface, which nginx's listen cannot "
             "name: use a global or unique-local address, or ::"
         )
-    if address.is_multicast or address == ipaddress.IPv4Address("255.255.255.255"):
+    if address.is_multicast or address == _BROADCAST:
         raise ValueError(f"{text!r} is a group address no TCP listen binds: write the node's own")
     return text
 
