@@ -886,3 +886,17 @@ def test_an_object_larger_than_disks_is_one_line_naming_the_smallest() -> None:
         "t.yaml: workload.avg_object_size: 512.0 MiB is larger than disk d2 (64.0 MiB) and 1 "
         "more: lower avg_object_size below the smallest disk"
     ]
+
+
+@pytest.mark.parametrize("version", ["1.18.0", "1.19", "1.0"])
+def test_an_nginx_older_than_tpgens_configs_is_refused(version: str) -> None:
+    """proxy_cache_path's min_free (1.19.1) is in every cache zone tpgen writes."""
+    assert refusal(spec(nginx={"version": version})) == [
+        f"t.yaml: nginx.version: nginx {version} predates directives every config of tpgen's may "
+        "use (proxy_cache_path min_free, 1.19.1): upgrade nginx to 1.19.1 or later (Debian 12 "
+        "has 1.22.1; role nginx_install)"
+    ]
+
+
+def test_the_oldest_nginx_tpgen_renders_for_is_accepted() -> None:
+    assert plan_of(spec(nginx={"version": "1.19.1"})).workload == "cache"

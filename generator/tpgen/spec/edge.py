@@ -13,6 +13,9 @@ HTTP3_SINCE = (1, 25, 0)
 HTTP2_DIRECTIVE_SINCE = (1, 25, 1)
 # What a spec without nginx.version is rendered for: Debian 12's nginx.
 DEFAULT_NGINX_VERSION = "1.22.1"
+# The oldest nginx tpgen renders for: proxy_cache_path's min_free came in 1.19.1 (every cache
+# disk's zone has one); what is newer than that is gated by version where it is written.
+OLDEST_NGINX = (1, 19, 1)
 
 
 def version_tuple(version: str | None) -> tuple[int, ...]:

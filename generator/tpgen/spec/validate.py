@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tpgen.errors import Path, Problem, format_path, problem
-from tpgen.spec.edge import edge_problems
+from tpgen.spec.edge import OLDEST_NGINX, edge_problems, version_tuple
 from tpgen.spec.model import CachePolicy, Extra, NodeSpec, Origin, is_ip_host
 from tpgen.spec.paths import NGINX_ERROR_LOG, NGINX_LOGS, is_within
 from tpgen.spec.units import human_size
@@ -165,6 +165,17 @@ def _file_kinds(spec: NodeSpec) -> Iterator[Problem]:
             field,
             f"{path} is also {format_path(other_field)}, from which nginx reads a {other_kind}, "
             f"not a {kind}: name another file (a certificate and its own key may share one)",
+        )
+
+
+def _nginx_floor(spec: NodeSpec) -> Iterator[Problem]:
+    if spec.nginx.version and version_tuple(spec.nginx.version) < OLDEST_NGINX:
+        oldest = ".".join(map(str, OLDEST_NGINX))
+        yield problem(
+            ("nginx", "version"),
+            f"nginx {spec.nginx.version} predates directives every config of tpgen's may use "
+            f"(proxy_cache_path min_free, {oldest}): upgrade nginx to {oldest} or later "
+            "(Debian 12 has 1.22.1; role nginx_install)",
         )
 
 
@@ -355,6 +366,7 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
     problems.extend(_log_file(spec))
     problems.extend(_file_kinds(spec))
     problems.extend(_one_key_per_certificate(spec))
+    problems.extend(_nginx_floor(spec))
     if not any(disk.state == "active" for disk in spec.disks):
         problems.append(
             problem(("disks",), "no disk is active: at least one disk must have state: active")
