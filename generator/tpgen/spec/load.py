@@ -420,57 +420,49 @@ class _Document:
         tag = str(node.tag)
         if tag in _TEXT_TAGS:
             return self.text(node, path)
-        if tag in _TYPED:
+        if tag not in _TYPED:
+            raise self.refuse_tag(node, path)
+        # An explicit !!int, !!bool, !!float or !!null on text that is not one: ruamel's
+        # constructors raise whatever their parsing raises, or (!!null) ignore the text.
+        try:
+            value = self.typed(node, tag, path)
+        except (ValueError, KeyError, IndexError, TypeError, OverflowError):
+            value = _UNREADABLE
+        if value is _UNREADABLE:
             kind, example = _TYPED[tag]
-            # An explicit !!int, !!bool, !!float or !!null on text that is not one: ruamel's
-            # constructors raise whatever their parsing raises, or (!!null) ignore the text.
-            try:
-                value = self.typed(node, tag)
-            except (ValueError, KeyError, IndexError, TypeError, OverflowError):
-                value = _UNREADABLE
-            if value is _UNREADABLE:
-                fix = f"write e.g. {example} or remove the tag"
-                self.add(self.problem(node, path, f"{shown(node.value)} is not {kind}: {fix}"))
-                return None
-            return value
-        if tag == f"{_TAG}int":
-            number = None
-            if len(node.value) <= MAX_NUMBER_CHARS:
-                try:
-                    number = self.constructor.construct_yaml_int(node)
-                except (ValueError, IndexError, TypeError):
-                    message = f"{shown(node.value)} is not a whole number: write e.g. 4"
-                    self.add(self.problem(node, path, message))
-                    return None
-            if number is None or _too_big(number):
-                self.add(
-                    self.problem(
-                        node,
-                        path,
-                        f"a number of {len(node.value):,} characters: no value in a spec comes "
-                        "near that size",
-                    )
-                )
-            elif not _DECIMAL.match(node.value):
-                self.add(
-                    self.problem(
-                        node,
-                        path,
-                        f"{node.value!r}: write it in plain decimal digits; YAML readers "
-                        "disagree on numbers with a leading 0, 0x, 0o, 0b or _ (tpgen would "
-                        f"read {number})",
-                    )
-                )
-                return None
-            return number
-        raise self.refuse_tag(node, path)
+            fix = f"write e.g. {example} or remove the tag"
+            self.add(self.problem(node, path, f"{shown(node.value)} is not {kind}: {fix}"))
+            return None
+        return value
 
-    def typed(self, node: ScalarNode, tag: str) -> Any:
+    def typed(self, node: ScalarNode, tag: str, path: FieldPath) -> Any:
         if tag == f"{_TAG}null":
             return None if _NULL.fullmatch(node.value) else _UNREADABLE
         if tag == f"{_TAG}bool":
             return self.constructor.construct_yaml_bool(node)
-        return self.constructor.construct_yaml_float(node)
+        if tag == f"{_TAG}float":
+            return self.constructor.construct_yaml_float(node)
+        return self.whole(node, path)
+
+    def whole(self, node: ScalarNode, path: FieldPath) -> int | None:
+        """An int every YAML reader reads as tpgen does, or None and a problem."""
+        number = None
+        if len(node.value) <= MAX_NUMBER_CHARS:
+            number = self.constructor.construct_yaml_int(node)
+        if number is None or _too_big(number):
+            message = (
+                f"a number of {len(node.value):,} characters: no value in a spec comes near "
+                "that size"
+            )
+        elif not _DECIMAL.match(node.value):
+            message = (
+                f"{node.value!r}: write it in plain decimal digits; YAML readers disagree on "
+                f"numbers with a leading 0, 0x, 0o, 0b or _ (tpgen would read {number})"
+            )
+        else:
+            return int(number)
+        self.add(self.problem(node, path, message))
+        return None
 
     def text(self, node: ScalarNode, path: FieldPath) -> str | None:
         value = str(node.value)
@@ -488,8 +480,9 @@ class _Document:
 _UNREADABLE = object()
 _NULL = re.compile(r"~|null|Null|NULL|")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# Tags whose text ruamel's own constructors read; !!int has its own rules below.
+# The scalar types a spec holds, read by ruamel's own constructors (ints by _DECIMAL's rule too).
 _TYPED = {
+    f"{_TAG}int": ("a whole number", "4"),
     f"{_TAG}null": ("null", "~"),
     f"{_TAG}bool": ("true or false", "true"),
     f"{_TAG}float": ("a number", "1.5"),
