@@ -12,7 +12,7 @@ from typing import IO, TYPE_CHECKING, Any
 import click
 
 from tpgen import __version__
-from tpgen.commands import Console, run, stdout_gone, writing
+from tpgen.commands import Console, run, stdout_gone, unwritable, writing
 from tpgen.errors import EXIT_BAD_INPUT, EXIT_CODES, EXIT_INTERRUPTED, EXIT_OK
 from tpgen.ops.purge import MAX_OBJECT_BYTES  # standard library only: --version stays fast
 
@@ -455,8 +455,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return stdout_gone()
     except (OSError, UnicodeEncodeError) as err:  # click's --help or --version, stdout full
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        refusal = unwritable("stdout", err)
         with contextlib.suppress(OSError):
-            click.echo(f"tpgen: <stdout>: cannot write: {reason}", err=True)
-        return EXIT_BAD_INPUT
+            click.echo(refusal.report(), err=True)
+        return refusal.exit_code
     return int(result) if isinstance(result, int) else EXIT_OK

@@ -51,22 +51,27 @@ def _open_stream(stream: TextIO | None, name: str) -> TextIO:
     return stream
 
 
+def unwritable(name: str, err: OSError | UnicodeEncodeError) -> FileRefused:
+    """A failed write to stdout or stderr (a full disk, an encoding) as a refusal naming it."""
+    if isinstance(err, UnicodeEncodeError):
+        return FileRefused(
+            f"<{name}>",
+            f"cannot write {err.object[err.start : err.end]!r} in {err.encoding}: set a UTF-8 "
+            "locale (LANG=C.UTF-8) or PYTHONIOENCODING=utf-8",
+        )
+    return FileRefused(f"<{name}>", f"cannot write: {err.strerror or err}")
+
+
 @contextlib.contextmanager
 def writing(name: str) -> Iterator[None]:
-    """A failed write to stdout or stderr (a full disk, an encoding) as a refusal that names
-    the stream; a reader that went away stays a BrokenPipeError (exit 141)."""
+    """Writes to stdout or stderr whose failure is :func:`unwritable`'s refusal; a reader that
+    went away stays a BrokenPipeError (exit 141)."""
     try:
         yield
     except BrokenPipeError:
         raise
-    except OSError as err:
-        raise FileRefused(f"<{name}>", f"cannot write: {err.strerror or err}") from None
-    except UnicodeEncodeError as err:
-        raise FileRefused(
-            f"<{name}>",
-            f"cannot write {err.object[err.start : err.end]!r} in {err.encoding}: set a UTF-8 "
-            "locale (LANG=C.UTF-8) or PYTHONIOENCODING=utf-8",
-        ) from None
+    except (OSError, UnicodeEncodeError) as err:
+        raise unwritable(name, err) from None
 
 
 def _write(stream: TextIO, text: str) -> None:
