@@ -100,6 +100,7 @@ __all__ = [
     "iter_maps",
     "load_plan",
     "load_spec_file",
+    "load_spec_plan",
     "make_plan",
     "moved_buckets",
     "murmur_hash2",
@@ -136,7 +137,14 @@ Snippets = Literal["off", "present", "required"]
 
 
 def load_plan(path: str, snippets: Snippets = "off", *, tls_files: bool = False) -> Plan:
-    """The plan of a spec file; every refusal names the file and the line of its field.
+    """The plan of a spec file: :func:`load_spec_plan`'s plan."""
+    return load_spec_plan(path, snippets, tls_files=tls_files)[1]
+
+
+def load_spec_plan(
+    path: str, snippets: Snippets = "off", *, tls_files: bool = False
+) -> tuple[NodeSpec, Plan]:
+    """The spec of a file and its plan; every refusal names the file and the line of its field.
 
     ``snippets``: read the spec's extra include files and refuse what tpgen does not allow
     in them (spec/snippets.py). ``tls_files``: also read the certificate, key and ticket key
@@ -157,7 +165,7 @@ def load_plan(path: str, snippets: Snippets = "off", *, tls_files: bool = False)
         problems = snippet_problems(spec, plan.shadowed_by_tpgen, required=snippets == "required")
         if problems:
             raise with_lines(SpecError(problems), path, document.lines)
-    return plan
+    return spec, plan
 
 
 def render_config(plan: Plan, source: str | None = None) -> str:

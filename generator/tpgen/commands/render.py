@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from tpgen.api import check_plan, load_plan, load_spec_file, named_files, render_config
+from tpgen.api import check_plan, load_spec_plan, named_files, render_config
 from tpgen.commands import STANDARD, Console, writing
 from tpgen.errors import EXIT_DIFFERS, EXIT_OK, ConfigRejected, printable
 from tpgen.files import read_text_file, write_output
@@ -29,7 +29,7 @@ def render(
     """
     # The check puts every extra snippet into nginx -t: each must be here. Without it, those
     # that are here are checked (a controller renders without the node's files).
-    plan = load_plan(spec, "required" if check else "present", tls_files=tls_files)
+    node, plan = load_spec_plan(spec, "required" if check else "present", tls_files=tls_files)
     text = render_config(plan)
     if check:
         result = check_plan(plan)
@@ -39,7 +39,7 @@ def render(
         return print_diff(spec, text, diff_against, console)
     if output is not None:
         # Nor over a file the config names (a snippet, a key): the node would read the config.
-        write_output(output, text, inputs=[spec, *named_files(load_spec_file(spec))])
+        write_output(output, text, inputs=[spec, *named_files(node)])
     else:
         console.say(text, end="")
     return EXIT_OK
