@@ -393,12 +393,10 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
 def _object_fits(spec: NodeSpec) -> Iterator[Problem]:
     """One line for all the disks an average object outgrows, naming the smallest."""
     size = spec.workload.avg_object_size
-    outgrown = sorted(
-        (d for d in spec.disks if size is not None and size > d.size), key=lambda d: d.size
-    )
+    outgrown = [d for d in spec.disks if size is not None and size > d.size]
     if size is None or not outgrown:
         return
-    smallest = outgrown[0]
+    smallest = min(outgrown, key=lambda d: d.size)
     more = f" and {len(outgrown) - 1} more" if len(outgrown) > 1 else ""
     yield problem(
         ("workload", "avg_object_size"),
