@@ -24,6 +24,7 @@ from tpgen.spec.load import load_spec_file, spec_from_mapping
 from .conftest import CASES, ROOT, unavailable
 from .h3client import h3_get
 from .live import free_ports
+from .nginx_tables import directive_disagreements, in_container, nginx_version, unknown_variables
 from .specs import spec
 
 pytestmark = pytest.mark.containers
@@ -62,6 +63,23 @@ def test_golden_config_passes_nginx_1_26(case: Path, trixie_nginx: str) -> None:
     plan = make_plan(load_spec_file(case / "spec.yaml"), str(case / "spec.yaml"))
     result = check_plan(plan, nginx=trixie_nginx)
     assert result.ok, result.output
+
+
+def test_the_directive_tables_say_what_nginx_1_26_says(
+    trixie_nginx: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """As tests/test_directives.py does with the host's nginx 1.22: every directive of 1.26 in
+    a block that allows it and one that does not, and every variable, in one container."""
+    version = nginx_version([trixie_nginx])
+    assert version >= (1, 26, 0)
+    root = tmp_path_factory.mktemp("tables")
+    (root / "d").mkdir()
+    (root / "v").mkdir()
+    lacking, wrong = directive_disagreements(in_container(IMAGE), root / "d", version)
+    assert wrong == []
+    assert len(lacking) < 100
+    unknown = unknown_variables(in_container(IMAGE), root / "v", version)
+    assert [name for name in unknown if not name.startswith(("geoip_", "perl_"))] == []
 
 
 @pytest.fixture

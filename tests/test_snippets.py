@@ -199,7 +199,7 @@ def test_what_is_only_refused_at_the_snippets_own_level_is_fine_deeper() -> None
     # A server an http snippet adds has its own listen; a main snippet loads a module.
     assert check_snippet("server {\n listen 8080;\n location /x { }\n}\n", "http") == []
     assert check_snippet("load_module modules/ngx_stream_module.so;\n", "main") == []
-    assert [m for _, m in check_snippet("events_x { load_module a.so; }", "main")] == [
+    assert [m for _, m in check_snippet("stream { load_module a.so; }", "main")] == [
         "load_module: nginx loads modules in the main context only: list this snippet in extra.main"
     ]
 
@@ -215,7 +215,7 @@ def test_deep_nesting_is_refused_not_a_recursion_error() -> None:
     assert check_snippet(text, "http") == [
         (33, "blocks nest more than 32 deep: tpgen reads no deeper: nginx -t would refuse it")
     ]
-    assert check_snippet("a {\n" * 32 + "}\n" * 32, "http") == []
+    assert check_snippet("location /a {\n" * 32 + "}\n" * 32, "server") == []
 
 
 def test_a_snippet_with_thousands_of_refusals_lists_ten_and_the_count(tmp_path: Path) -> None:
@@ -275,6 +275,47 @@ def test_validate_refuses_a_snippet_with_file_line_field_snippet_line_and_reason
     # Nothing written: render refuses the same way before any output.
     assert main(["render", "--no-check", str(path), "-o", str(tmp_path / "out.conf")]) == 2
     assert not (tmp_path / "out.conf").exists()
+
+
+def test_validate_refuses_what_nginx_t_would_in_each_context_and_render_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], nginx_binary: str
+) -> None:
+    extra = _extra(
+        tmp_path,
+        main="types { text/plain txt; }\n",
+        http="gzip on;\nsendfile on;\n",  # tpgen's http block sets sendfile
+        server="location / { }\n",  # and has location /
+        location="add_header X-Disk $tpgen_disk;\nadd_header X-Id $reqest_id;\nexpires;\n",
+    )
+    path = _spec_file(tmp_path, spec(extra=extra))
+    assert main(["validate", str(path)]) == 2
+    found = [line.split(": ", 2)[2] for line in capsys.readouterr().err.splitlines()]
+    assert [line.split(": ", 2)[0] for line in found] == [
+        f"{tmp_path}/main.conf line 1",
+        f"{tmp_path}/http.conf line 2",
+        f"{tmp_path}/server.conf line 1",
+        f"{tmp_path}/location.conf line 2",
+        f"{tmp_path}/location.conf line 3",
+    ]
+    assert "types: is not allowed in main" in found[0]
+    assert "sendfile: tpgen's config sets it in this http block already" in found[1]
+    assert "location: tpgen's config already has a prefix location '/'" in found[2]
+    assert "add_header: uses $reqest_id" in found[3]
+    assert "expires: takes 1 or 2 arguments, not 0" in found[4]
+    out = tmp_path / "out.conf"
+    assert main(["render", "--no-check", str(path), "-o", str(out)]) == 2
+    assert not out.exists()
+    # Mended, validate takes it and so does the real nginx -t.
+    for context, text in {
+        "main": "env TZ;\n",
+        "http": "gzip on;\n",
+        "server": "location /x/ { }\n",
+        "location": "add_header X-Disk $tpgen_disk;\nadd_header X-Id $request_id;\nexpires 1h;\n",
+    }.items():
+        (tmp_path / f"{context}.conf").write_text(text)
+    capsys.readouterr()
+    assert main(["validate", str(path)]) == 0
+    assert main(["render", str(path), "-o", str(out)]) == 0, capsys.readouterr().err
 
 
 def test_a_missing_snippet_is_skipped_by_validate_and_needed_by_the_check(
@@ -425,14 +466,14 @@ def test_the_layout_lists_each_snippet_once_with_its_contexts() -> None:
 
 def test_the_check_puts_the_snippets_into_nginx_t(nginx_binary: str, tmp_path: Path) -> None:
     snippet = tmp_path / "loc.conf"
-    snippet.write_text("add_header X-Extra;\n")  # nginx wants a value: only nginx -t sees it
+    snippet.write_text("expires 1q;\n")  # a value nginx refuses: only nginx -t sees it
     plan = _plan(location=[str(snippet)])
     assert check_snippet(snippet.read_text(), "location") == []
     result = check_plan(plan, nginx=nginx_binary)
     assert not result.ok
     # nginx's message names the snippet at its node path, not the throwaway prefix.
-    assert f'invalid number of arguments in "add_header" directive in {snippet}:1' in result.output
-    snippet.write_text("add_header X-Extra yes always;\n")
+    assert f'"expires" directive invalid value in {snippet}:1' in result.output
+    snippet.write_text("expires 1h;\n")
     assert check_plan(plan, nginx=nginx_binary).ok
 
 

@@ -162,10 +162,17 @@ def load_spec_plan(
     # printable line in the header; escaping here too would double the backslashes.
     plan = make_plan(spec, path, document.lines, certificates)
     if snippets != "off":
-        problems = snippet_problems(spec, plan.shadowed_by_tpgen, required=snippets == "required")
+        problems = snippet_problems(
+            spec, plan.shadowed_by_tpgen, required=snippets == "required", config=_config(plan)
+        )
         if problems:
             raise with_lines(SpecError(problems), path, document.lines)
     return spec, plan
+
+
+def _config(plan: Plan) -> str | None:
+    """tpgen's config, which the snippets are checked in (none without snippets)."""
+    return _render(plan) if plan.extra_files else None
 
 
 def render_config(plan: Plan, source: str | None = None) -> str:
@@ -224,6 +231,7 @@ def extra_file_problems(
         locate=lambda path: files.get(path, path),
         required=True,
         only=files,
+        config=_config(plan),
     )
     return [replace(item, file=source) for item in found]
 

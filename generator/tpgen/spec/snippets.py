@@ -12,10 +12,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Container, Iterator, Mapping
+from dataclasses import dataclass, field
 
 from tpgen.errors import FileRefused, Problem, problem
 from tpgen.files import MIB, read_text_file
 from tpgen.spec.certs import shown_path
+from tpgen.spec.directives import (
+    Site,
+    Target,
+    block_site,
+    defined_variable,
+    defined_variables,
+    include_sites,
+    refusals,
+)
+from tpgen.spec.edge import version_tuple
 from tpgen.spec.model import EXTRA_CONTEXTS, NodeSpec
 from tpgen.spec.nginx_syntax import Directive, SyntaxProblem, parse
 
@@ -81,22 +92,11 @@ TOP_REFUSED: dict[str, dict[str, str]] = {
     },
 }
 _MODULES = "nginx loads modules in the main context only: list this snippet in extra.main"
-# Directives that define a variable, and which argument names it (-1: the last).
-DEFINES = {"set": 0, "map": 1, "split_clients": 1, "geo": -1, "perl_set": 0, "js_set": 0}
 TPGEN_VARIABLE_PREFIX = "$tpgen_"
 _FIX_FILE = (
     "put the snippet there or fix the path (`tpgen validate` and `tpgen render --no-check` "
     "skip a snippet that is not here; the check needs it)"
 )
-
-
-def _defined_variable(directive: Directive) -> str | None:
-    position = DEFINES.get(directive.name)
-    if position is None or not directive.args:
-        return None
-    if position >= len(directive.args):
-        return None
-    return directive.args[position]
 
 
 def _reason(directive: Directive, context: str, depth: int) -> str | None:
@@ -106,7 +106,7 @@ def _reason(directive: Directive, context: str, depth: int) -> str | None:
         return _MODULES
     if depth == 0 and directive.name in TOP_REFUSED.get(context, {}):
         return TOP_REFUSED[context][directive.name]
-    variable = _defined_variable(directive)
+    variable = defined_variable(directive)
     if variable is not None and variable.lower().startswith(TPGEN_VARIABLE_PREFIX):
         return (
             f"defines {variable}: $tpgen_ names are tpgen's own (the disk of a key, its cache "
@@ -139,10 +139,25 @@ def _refusals(
 BYTE_ORDER_MARK = "\ufeff"
 
 
+DEFAULT_TARGET = Target(version_tuple(None))
+
+
+@dataclass(frozen=True)
+class Surroundings:
+    """What a snippet is checked against beyond its own text."""
+
+    shadowed: Mapping[str, str] = field(default_factory=dict)
+    target: Target = DEFAULT_TARGET
+    # The block tpgen includes the snippet in (its nginx context and what it sets there);
+    # None: the spec context's own block, with nothing set.
+    site: Site | None = None
+
+
 def check_snippet(
-    text: str, context: str, shadowed: Mapping[str, str] | None = None
+    text: str, context: str, around: Surroundings | None = None
 ) -> list[tuple[int, str]]:
-    """(line, message) of each thing in ``text`` that tpgen refuses in ``context``."""
+    """(line, message) of each thing in ``text`` that tpgen or nginx refuses in ``context``."""
+    around = around or Surroundings()
     if text.startswith(BYTE_ORDER_MARK):
         return [
             (
@@ -155,33 +170,55 @@ def check_snippet(
         directives = parse(text)
     except SyntaxProblem as err:
         return [(err.line, f"{err.message}: nginx -t would refuse it")]
-    return [
-        (directive.line, f"{directive.name}: {reason}")
-        for directive, reason in _refusals(directives, context, shadowed or {})
-    ]
+    found = dict(_by_directive(_refusals(directives, context, around.shadowed)))
+    site = around.site or Site(context, frozenset())
+    nginx = refusals(directives, site.context, around.target, site)
+    for key, reason in _by_directive(nginx):
+        found.setdefault(key, reason)
+    return [(line, f"{name}: {reason}") for (line, _, name), reason in sorted(found.items())]
 
 
-def _file_problems(
-    where: tuple[str, str, int],
-    path: str,
-    locate: Callable[[str], str],
-    required: bool,
-    shadowed: Mapping[str, str],
-) -> Iterator[Problem]:
+def _by_directive(
+    refused: Iterator[tuple[Directive, str]],
+) -> Iterator[tuple[tuple[int, int, str], str]]:
+    # id() keeps two directives of one line apart; the line sorts them as the file reads.
+    for directive, reason in refused:
+        yield (directive.line, id(directive), directive.name), reason
+
+
+def _read(
+    where: tuple[str, str, int], path: str, locate: Callable[[str], str], required: bool
+) -> tuple[str | None, list[Problem]]:
+    """The snippet's text (None: not here and not required, or refused)."""
     located = locate(path)
     if not required and not os.path.lexists(located):
-        return
+        return None, []
     try:
-        text = read_text_file(located, SNIPPET_LIMIT)
+        return read_text_file(located, SNIPPET_LIMIT), []
     except FileRefused as err:
-        yield problem(where, f"{shown_path(path, locate)}: {err.message}: {_FIX_FILE}")
-        return
-    found = check_snippet(text, where[1], shadowed)
-    for line, message in found[:SHOWN_PER_SNIPPET]:
-        yield problem(where, f"{shown_path(path, locate)} line {line}: {message}")
-    if len(found) > SHOWN_PER_SNIPPET:
-        more = len(found) - SHOWN_PER_SNIPPET
-        yield problem(where, f"{shown_path(path, locate)}: {more} more refusals like these")
+        return None, [problem(where, f"{shown_path(path, locate)}: {err.message}: {_FIX_FILE}")]
+
+
+def _loads_modules(text: str) -> bool:
+    try:
+        return any(directive.name == "load_module" for directive in parse(text))
+    except SyntaxProblem:
+        return False
+
+
+def _defined(text: str) -> frozenset[str]:
+    try:
+        return defined_variables(parse(text), text)
+    except SyntaxProblem:
+        return frozenset()
+
+
+def _top_site(context: str, text: str) -> Site:
+    """What a snippet sets in the block it is included in (for the snippets after it)."""
+    try:
+        return block_site(context, parse(text))
+    except SyntaxProblem:
+        return Site(context, frozenset())
 
 
 def snippet_problems(
@@ -191,19 +228,48 @@ def snippet_problems(
     locate: Callable[[str], str] = lambda path: path,
     required: bool = False,
     only: Container[str] | None = None,
+    config: str | None = None,
 ) -> list[Problem]:
     """Every refusal of the spec's snippets (``only``: just these node paths).
 
     ``shadowed``: per context, the directives tpgen's blocks below it set themselves (so a
     snippet's would not be inherited), each with the block that sets it: the plan's
-    ``shadowed_by_tpgen``.
+    ``shadowed_by_tpgen``. ``config``: tpgen's rendered config, for the blocks that include
+    each snippet (what they set already) and the variables it defines.
     """
     problems: list[Problem] = []
+    read: list[tuple[tuple[str, str, int], str, str | None, list[Problem]]] = []
     for context in EXTRA_CONTEXTS:
         for index, path in enumerate(getattr(spec.extra, context)):
-            if only is not None and path not in only:
-                continue
-            where = ("extra", context, index)
-            found = _file_problems(where, path, locate, required, (shadowed or {}).get(context, {}))
-            problems.extend(found)
+            if only is None or path in only:
+                where = ("extra", context, index)
+                read.append((where, path, *_read(where, path, locate, required)))
+    foreign = any(
+        where[1] == "main" and text is not None and _loads_modules(text)
+        for where, _, text, _ in read
+    )
+    tree = parse(config) if config is not None else ()
+    sites = include_sites(tree)
+    defined = None
+    if config is not None and not foreign:
+        defined = defined_variables(tree, config).union(
+            *(_defined(text) for _, _, text, _ in read if text is not None)
+        )
+    target = Target(version_tuple(spec.nginx.version), unchecked_names=foreign, defined=defined)
+    before: dict[str, Site] = {}
+    for where, path, text, refused in read:
+        problems.extend(refused)
+        if text is None:
+            continue
+        context = where[1]
+        site = (sites.get(path) or Site(context, frozenset())).joined(before.get(context))
+        around = Surroundings((shadowed or {}).get(context, {}), target, site)
+        found = check_snippet(text, context, around)
+        before[context] = _top_site(context, text).joined(before.get(context))
+        shown = shown_path(path, locate)
+        for line, message in found[:SHOWN_PER_SNIPPET]:
+            problems.append(problem(where, f"{shown} line {line}: {message}"))
+        if len(found) > SHOWN_PER_SNIPPET:
+            more = len(found) - SHOWN_PER_SNIPPET
+            problems.append(problem(where, f"{shown}: {more} more refusals like these"))
     return problems

@@ -1,0 +1,431 @@
+"""What nginx itself checks of a directive before its handler reads the values: that the name
+exists (in the target version), that the block it sits in allows it, its argument count, a
+block where it takes one, on/off for a flag, and a second one in the same block where nginx
+refuses that ("is duplicate") — ngx_conf_handler's rules, with the command tables of nginx's
+modules (data/nginx-directives.json, written by scripts/nginx_directives.py from nginx's
+source). The values themselves (a size, a path, a regex) stay nginx -t's to judge.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from tpgen.spec.nginx_syntax import Directive
+
+Version = tuple[int, ...]
+
+# Block directives whose body holds directives of another context; every other block (types,
+# map, geo, split_clients, charset_map, …) is read by its module's own parser, not checked.
+INNER_CONTEXTS: dict[tuple[str, str], str] = {
+    ("main", "events"): "events",
+    ("main", "http"): "http",
+    ("main", "stream"): "stream",
+    ("main", "mail"): "mail",
+    ("http", "server"): "server",
+    ("http", "upstream"): "upstream",
+    ("server", "location"): "location",
+    ("server", "if"): "server_if",
+    ("location", "location"): "location",
+    ("location", "if"): "location_if",
+    ("location", "limit_except"): "limit_except",
+    ("stream", "server"): "stream_server",
+    ("stream", "upstream"): "stream_upstream",
+    ("mail", "server"): "mail_server",
+}
+# Directives that define a variable, and which argument names it (-1: the last).
+DEFINES = {"set": 0, "map": 1, "split_clients": 1, "geo": -1, "perl_set": 0, "js_set": 0}
+HTTP_CONTEXTS = frozenset(
+    {"http", "server", "location", "upstream", "server_if", "location_if", "limit_except"}
+)
+# A reference nginx's script compiler reads: $name or ${name} ($1…$9 are regex captures).
+_REFERENCE = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z_][A-Za-z0-9_]*))")
+# Named captures of a PCRE regex become variables wherever the regex is.
+_CAPTURE = re.compile(r"\(\?P?(?:<([A-Za-z_][A-Za-z0-9_]*)>|'([A-Za-z_][A-Za-z0-9_]*)')")
+_REGEX_OPERATORS = ("~", "~*", "!~", "!~*")
+# Directives whose arguments nginx reads as regexes, names or code, never as variables.
+NO_SCRIPT = frozenset(
+    {"location", "valid_referers", "perl", "perl_set", "perl_modules", "perl_require"}
+)
+# Where an operator puts a directive nginx allows in these blocks (spec extra).
+EXTRA_FOR = {"main": "main", "http": "http", "server": "server", "location": "location"}
+_WORDS = {
+    "server_if": "an if block of a server",
+    "location_if": "an if block of a location",
+    "limit_except": "a limit_except block",
+    "stream_server": "a stream server",
+    "stream_upstream": "a stream upstream",
+    "mail_server": "a mail server",
+}
+
+
+@dataclass(frozen=True)
+class Command:
+    """One entry of a module's command table, in the nginx versions that have it."""
+
+    contexts: frozenset[str]
+    args: str  # "any", "flag", "1+", "2+", or the counts allowed: "1,2"
+    block: bool
+    once: bool  # a second one in the same block is refused ("is duplicate")
+    on_off: bool
+    since: Version
+    until: Version | None  # the last version that has it; None: still there
+
+    def in_version(self, version: Version) -> bool:
+        return self.since <= version and (self.until is None or version <= self.until)
+
+
+def _version(text: str) -> Version:
+    return tuple(int(part) for part in text.split("."))
+
+
+@cache
+def _table() -> dict[str, Any]:
+    text = resources.files("tpgen").joinpath("data/nginx-directives.json").read_text()
+    table: dict[str, Any] = json.loads(text)
+    return table
+
+
+def _span(entry: Mapping[str, Any]) -> tuple[Version, Version | None]:
+    until = entry["until"]
+    return _version(entry["since"]), None if until is None else _version(until)
+
+
+@cache
+def commands() -> dict[str, tuple[Command, ...]]:
+    """Every directive name of nginx's modules, with its command table entries."""
+    return {
+        name: tuple(
+            Command(
+                contexts=frozenset(entry["contexts"]),
+                args=entry["args"],
+                block=entry["block"],
+                once=entry["once"],
+                on_off=entry["on_off"],
+                since=_span(entry)[0],
+                until=_span(entry)[1],
+            )
+            for entry in entries
+        )
+        for name, entries in _table()["directives"].items()
+    }
+
+
+@cache
+def http_variables(version: Version) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The HTTP variables nginx's modules define in ``version``: whole names, and prefixes
+    (http_, arg_, …) that stand for every name they start."""
+    names: set[str] = set()
+    prefixes: set[str] = set()
+    for name, entries in _table()["variables"].items():
+        for entry in entries:
+            since, until = _span(entry)
+            if since <= version and (until is None or version <= until):
+                (prefixes if entry["prefix"] else names).add(name)
+    return frozenset(names), tuple(sorted(prefixes))
+
+
+def _dotted(version: Version) -> str:
+    return ".".join(map(str, version))
+
+
+def _place(context: str) -> str:
+    return _WORDS.get(context, context)
+
+
+def _allowed_places(found: tuple[Command, ...]) -> str:
+    places = sorted({context for command in found for context in command.contexts})
+    extra = [EXTRA_FOR[place] for place in places if place in EXTRA_FOR]
+    where = ", ".join(_place(place) for place in places)
+    if extra:
+        return f"nginx allows it in {where}: list the snippet in extra.{' or extra.'.join(extra)}"
+    return f"nginx allows it in {where} only"
+
+
+def _count_fits(args: str, count: int) -> bool:
+    if args == "any":
+        return True
+    if args == "flag":
+        return count == 1
+    if args == "1+":
+        return count >= 1
+    if args == "2+":
+        return count >= 2
+    return str(count) in args.split(",")
+
+
+def _counts(args: str) -> str:
+    if args == "flag":
+        return "one argument (on or off)"
+    if args in ("1+", "2+"):
+        return f"at least {args[0]} argument{'s' if args[0] != '1' else ''}"
+    counts = args.split(",")
+    if counts == ["0"]:
+        return "no arguments"
+    shown = " or ".join(counts)
+    return f"{shown} argument{'s' if counts != ['1'] else ''}"
+
+
+def _unknown(name: str, version: Version, unchecked: bool) -> str | None:
+    found = commands().get(name)
+    if found:
+        first = min(command.since for command in found)
+        if version < first:
+            return (
+                f"nginx {_dotted(version)} has no such directive (it came in {_dotted(first)}): "
+                "set nginx.version to the node's nginx, or remove it"
+            )
+        last = max(command.until or version for command in found)
+        return (
+            f"nginx {_dotted(version)} has no such directive (the last nginx with it is "
+            f"{_dotted(last)}): remove it"
+        )
+    if unchecked:
+        return None  # a module the snippets load may bring it: nginx -t on the node says
+    return (
+        "nginx has no such directive (unknown directive): check the spelling; a third-party "
+        "module's directive needs its load_module in an extra.main snippet"
+    )
+
+
+def _shape(directive: Directive, command: Command) -> str | None:
+    if command.block and directive.block is None:
+        return 'takes a { … } block (nginx: has no opening "{")'
+    if not command.block and directive.block is not None:
+        return 'takes no block: end it with ; (nginx: is not terminated by ";")'
+    if not _count_fits(command.args, len(directive.args)):
+        return (
+            f"takes {_counts(command.args)}, not {len(directive.args)} (nginx: invalid number "
+            "of arguments)"
+        )
+    if command.on_off and directive.args[0].lower() not in ("on", "off"):
+        return f"takes on or off, not {directive.args[0]!r}"
+    return None
+
+
+def defined_variable(directive: Directive) -> str | None:
+    """The variable a set/map/geo/… directive defines, as written (with its $)."""
+    position = DEFINES.get(directive.name)
+    if position is None or not directive.args or position >= len(directive.args):
+        return None
+    return directive.args[position]
+
+
+def defined_variables(directives: tuple[Directive, ...], text: str = "") -> frozenset[str]:
+    """The variables a config defines (lowercase, no $): by set, map, geo, … at any depth,
+    and by the named captures of its regexes (read from ``text``, its source)."""
+    found: set[str] = set()
+
+    def walk(block: tuple[Directive, ...]) -> None:
+        for directive in block:
+            variable = defined_variable(directive)
+            if variable is not None:
+                found.add(variable.lstrip("$").lower())
+            if directive.block is not None:
+                walk(directive.block)
+
+    walk(directives)
+    found.update((a or b).lower() for a, b in _CAPTURE.findall(text))
+    return frozenset(found)
+
+
+def _references(directive: Directive) -> Iterator[str]:
+    """The variables a directive's values name; regexes and what it defines are not read."""
+    if directive.name in NO_SCRIPT:
+        return
+    skipped = set()
+    if directive.name == "rewrite":
+        skipped.add(0)
+    position = DEFINES.get(directive.name)
+    if position is not None and directive.args:
+        skipped.add(position % len(directive.args))
+    for index, arg in enumerate(directive.args):
+        after_operator = index and directive.args[index - 1] in _REGEX_OPERATORS
+        if index in skipped or after_operator or arg.startswith("~"):
+            continue
+        for braced, plain in _REFERENCE.findall(arg):
+            yield braced or plain
+
+
+def _unknown_variable(
+    directive: Directive, version: Version, defined: frozenset[str]
+) -> str | None:
+    names, prefixes = http_variables(version)
+    for variable in _references(directive):
+        name = variable.lower()
+        if name[0].isdigit() or name in names or name in defined:
+            continue
+        if name.startswith(prefixes):
+            continue
+        return (
+            f"uses ${variable}, which neither nginx {_dotted(version)} nor the config defines "
+            f'(nginx: unknown "{name}" variable): check the spelling, or define it (set, map)'
+        )
+    return None
+
+
+def _twice(by_tpgen: bool, context: str) -> str:
+    if by_tpgen:
+        return (
+            f"tpgen's config sets it in this {_place(context)} block already and nginx takes it "
+            "once per block (is duplicate): remove it (tpgen explain shows why tpgen sets it "
+            "and the spec field that changes it, where there is one)"
+        )
+    return (
+        f"is set twice in this {_place(context)} block and nginx takes it once per block "
+        "(is duplicate): keep one"
+    )
+
+
+def _named_twice(key: tuple[str, ...], by_tpgen: bool) -> str:
+    what = f"{key[0]} {key[-1]!r}" if key[0] != "location" else f"{key[1]} location {key[-1]!r}"
+    if by_tpgen:
+        return (
+            f"tpgen's config already has a {what} in this block and nginx refuses a duplicate: "
+            "give yours another name or path"
+        )
+    return f"a second {what} in this block, which nginx refuses as a duplicate: keep one"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a snippet is checked for: the nginx version, whether a loaded module outside
+    nginx's own may bring names nginx lacks, and the variables the whole config defines
+    (:func:`defined_variables`; None: references are not read)."""
+
+    version: Version
+    unchecked_names: bool = False
+    defined: frozenset[str] | None = None
+
+
+def _command(
+    directive: Directive, context: str, target: Target
+) -> tuple[Command | None, str | None]:
+    """The command table entry nginx would run the directive by, or why there is none."""
+    found = tuple(
+        command
+        for command in commands().get(directive.name, ())
+        if command.in_version(target.version)
+    )
+    if not found:
+        return None, _unknown(directive.name, target.version, target.unchecked_names)
+    here = [command for command in found if context in command.contexts]
+    if not here:
+        return None, f"is not allowed in {_place(context)}: {_allowed_places(found)}"
+    return here[0], None
+
+
+@dataclass
+class _Seen:
+    """What a block has set so far: names, and :func:`unique_key` keys."""
+
+    names: set[str]
+    keys: set[tuple[str, ...]]
+
+    def add(self, directive: Directive) -> None:
+        self.names.add(directive.name)
+        key = unique_key(directive)
+        if key is not None:
+            self.keys.add(key)
+
+
+def _repeated(
+    directive: Directive, command: Command, context: str, site: Site, seen: _Seen
+) -> str | None:
+    if command.once and directive.name in seen.names:
+        return _twice(directive.name in site.taken, context)
+    key = unique_key(directive)
+    if key is not None and key in seen.keys:
+        return _named_twice(key, key in site.named)
+    return None
+
+
+def refusals(
+    directives: tuple[Directive, ...], context: str, target: Target, site: Site | None = None
+) -> Iterator[tuple[Directive, str]]:
+    """(directive, why nginx -t refuses it) in a block of ``context``, its inner blocks too.
+
+    ``site``: what the block sets already (tpgen's own directives beside the snippet's
+    include), for nginx's "is duplicate" and its duplicate names.
+    """
+    site = site or Site(context, frozenset())
+    seen = _Seen(set(site.taken), set(site.named))
+    for directive in directives:
+        command, reason = _command(directive, context, target)
+        if command is not None:
+            reason = _shape(directive, command) or _repeated(
+                directive, command, context, site, seen
+            )
+            if reason is None and target.defined is not None and context in HTTP_CONTEXTS:
+                reason = _unknown_variable(directive, target.version, target.defined)
+        seen.add(directive)
+        if reason is not None:
+            yield directive, reason
+            continue
+        inner = INNER_CONTEXTS.get((context, directive.name))
+        if inner is not None and directive.block is not None:
+            yield from refusals(directive.block, inner, target)
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a config includes a file: the context of the block, and the directives it sets."""
+
+    context: str
+    taken: frozenset[str]
+    named: frozenset[tuple[str, ...]] = frozenset()
+
+    def joined(self, other: Site | None) -> Site:
+        if other is None:
+            return self
+        return Site(self.context, self.taken | other.taken, self.named | other.named)
+
+
+def block_site(context: str, directives: tuple[Directive, ...]) -> Site:
+    """What a block's own directives set (its includes aside)."""
+    own = [directive for directive in directives if directive.name != "include"]
+    return Site(
+        context,
+        frozenset(directive.name for directive in own),
+        frozenset(key for key in map(unique_key, own) if key is not None),
+    )
+
+
+def include_sites(directives: tuple[Directive, ...], context: str = "main") -> dict[str, Site]:
+    """Per file a config includes (its path as written), the block that includes it; a file
+    included in several blocks gets the names of all of them (any one refuses a duplicate)."""
+    sites: dict[str, Site] = {}
+    here = block_site(context, directives)
+    for directive in directives:
+        if directive.name == "include" and len(directive.args) == 1:
+            path = directive.args[0]
+            sites[path] = here.joined(sites.get(path))
+        inner = INNER_CONTEXTS.get((context, directive.name))
+        if inner is not None and directive.block is not None:
+            for path, site in include_sites(directive.block, inner).items():
+                sites[path] = site.joined(sites.get(path))
+    return sites
+
+
+def unique_key(directive: Directive) -> tuple[str, ...] | None:
+    """What nginx allows once per block beyond "is duplicate": a log_format or upstream name,
+    a prefix or exact location's path (regex and named locations may repeat)."""
+    args = directive.args
+    if directive.name in ("log_format", "upstream") and args:
+        return (directive.name, args[0])
+    if directive.name != "location" or not args:
+        return None
+    first = args[0]
+    for modifier, kind in (("^~", "prefix"), ("=", "exact")):
+        if first == modifier:
+            return ("location", kind, args[1]) if len(args) > 1 else None
+        if first.startswith(modifier):
+            return ("location", kind, first[len(modifier) :])
+    if first.startswith(("~", "@")):
+        return None
+    return ("location", "prefix", first)

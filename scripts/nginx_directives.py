@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Write generator/tpgen/data/nginx-directives.json from nginx's own source.
+
+For every nginx release from tpgen's oldest supported one on, each module's command table
+(``ngx_command_t``): the directive's name, the contexts it is allowed in, the arguments it
+takes and whether a second one in the same block is refused ("is duplicate"); and the HTTP
+variables the modules define (a prefix one, like http_, stands for every name it starts).
+Versions where an entry is the same are merged into ranges.
+
+    ./scripts/nginx_directives.py NGINX_GIT_DIR > generator/tpgen/data/nginx-directives.json
+
+NGINX_GIT_DIR: a clone of github.com/nginx/nginx with its release tags (the tool library's
+``fetch github:nginx/nginx`` brings one). Standard library only; nothing is built.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+import tarfile
+from collections.abc import Iterator
+
+OLDEST = (1, 19, 1)  # spec/edge.py OLDEST_NGINX
+COMMENT = re.compile(r"/\*.*?\*/", re.S)
+# Code nginx never compiles (nothing nests inside these in nginx's tables).
+DISABLED = re.compile(r"^#if 0\b.*?^#endif", re.M | re.S)
+TAG = re.compile(r"^release-(\d+)\.(\d+)\.(\d+)$")
+DEFINE = re.compile(r"^#define\s+(NGX_\w+)\s+(0x[0-9a-fA-F]+|\([^)]*\)[^\n]*?)\s*$", re.M)
+COMMAND = re.compile(r'\{\s*ngx_string\("([^"]+)"\),\s*((?:NGX_\w+\s*\|?\s*)+),\s*(\w+)\s*,', re.S)
+TABLE = re.compile(r"ngx_command_t\s+(\w+)\[\]\s*=\s*\{(.*?)\n\};", re.S)
+MODULE = re.compile(
+    r"ngx_module_t\s+\w+\s*=\s*\{\s*NGX_MODULE_V1\s*,\s*[^,]+,\s*(\w+)\s*,\s*(NGX_\w+_MODULE)\s*,",
+    re.S,
+)
+HANDLER = re.compile(
+    r"^(\w+)\(ngx_conf_t \*cf, ngx_command_t \*cmd, void \*conf\)\n\{\n(.*?)\n\}", re.M | re.S
+)
+VARIABLES = re.compile(r"ngx_http_variable_t\s+\w+\[\]\s*=\s*\{(.*?)\n\};", re.S)
+VARIABLE = re.compile(r'\{\s*ngx_string\("([^"]+)"\)([^}]*)\}', re.S)
+FIXED_NAME = re.compile(r'ngx_str_t\s+(\w+)\s*=\s*ngx_string\("([^"]+)"\)')
+ADDED = re.compile(r"ngx_http_add_variable\(cf,\s*&(\w+)\s*,")
+# A module's type and which of its context bits name which block (ngx_conf_handler checks
+# both: the module type against the block's, the bits against the block's command type).
+CONTEXTS = {
+    "NGX_CORE_MODULE": {"NGX_MAIN_CONF": "main"},
+    "NGX_EVENT_MODULE": {"NGX_EVENT_CONF": "events"},
+    "NGX_HTTP_MODULE": {
+        "NGX_HTTP_MAIN_CONF": "http",
+        "NGX_HTTP_SRV_CONF": "server",
+        "NGX_HTTP_LOC_CONF": "location",
+        "NGX_HTTP_UPS_CONF": "upstream",
+        "NGX_HTTP_SIF_CONF": "server_if",
+        "NGX_HTTP_LIF_CONF": "location_if",
+        "NGX_HTTP_LMT_CONF": "limit_except",
+    },
+    "NGX_STREAM_MODULE": {
+        "NGX_STREAM_MAIN_CONF": "stream",
+        "NGX_STREAM_SRV_CONF": "stream_server",
+        "NGX_STREAM_UPS_CONF": "stream_upstream",
+    },
+    "NGX_MAIL_MODULE": {"NGX_MAIL_MAIN_CONF": "mail", "NGX_MAIL_SRV_CONF": "mail_server"},
+}
+EVERY_CONTEXT = sorted({name for bits in CONTEXTS.values() for name in bits.values()})
+
+
+def version_tags(git_dir: str) -> list[tuple[tuple[int, int, int], str]]:
+    tags = subprocess.run(
+        ["git", "--git-dir", git_dir, "tag"], check=True, capture_output=True, text=True
+    ).stdout.split()
+    found = []
+    for tag in tags:
+        match = TAG.match(tag)
+        if match:
+            version = (int(match[1]), int(match[2]), int(match[3]))
+            if version >= OLDEST:
+                found.append((version, tag))
+    return sorted(found)
+
+
+def sources(git_dir: str, tag: str) -> dict[str, str]:
+    archive = subprocess.run(
+        ["git", "--git-dir", git_dir, "archive", "--format=tar", tag, "src"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    texts = {}
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        for member in tar.getmembers():
+            if member.isfile() and member.name.endswith((".c", ".h")):
+                handle = tar.extractfile(member)
+                assert handle is not None
+                text = handle.read().decode("utf-8", "replace")
+                texts[member.name] = DISABLED.sub("", COMMENT.sub(" ", text))
+    return texts
+
+
+def flag_values(texts: dict[str, str]) -> dict[str, int]:
+    raw = {
+        name: value
+        for text in texts.values()
+        for name, value in DEFINE.findall(text)
+        if name.endswith("_CONF") or name.startswith("NGX_CONF_")
+    }
+    values: dict[str, int] = {}
+
+    def value(name: str) -> int:
+        if name not in values:
+            text = raw[name].strip()
+            if text.startswith("0x"):
+                values[name] = int(text, 16)
+            else:
+                values[name] = 0
+                for part in re.findall(r"NGX_\w+", text):
+                    values[name] |= value(part)
+        return values[name]
+
+    for name in raw:
+        try:
+            value(name)
+        except (KeyError, ValueError):
+            values.pop(name, None)
+    return values
+
+
+def arguments(mask: int, flags: dict[str, int]) -> str:
+    """nginx's argument-count rule for the mask, in ngx_conf_handler's order."""
+    if mask & flags["NGX_CONF_ANY"]:
+        return "any"
+    if mask & flags["NGX_CONF_FLAG"]:
+        return "flag"
+    if mask & flags["NGX_CONF_1MORE"]:
+        return "1+"
+    if mask & flags["NGX_CONF_2MORE"]:
+        return "2+"
+    counts = [
+        str(count)
+        for count, name in enumerate(
+            ["NGX_CONF_NOARGS", *(f"NGX_CONF_TAKE{n}" for n in range(1, 8))]
+        )
+        if mask & flags[name]
+    ]
+    return ",".join(counts)
+
+
+def refuses_duplicate(handlers: dict[str, str], handler: str) -> bool:
+    return '"is duplicate"' in handlers.get(handler, "")
+
+
+def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
+    flags = flag_values(texts)
+    handlers = {name: body for text in texts.values() for name, body in HANDLER.findall(text)}
+    for text in texts.values():
+        module_types = dict(MODULE.findall(text))
+        for table, body in TABLE.findall(text):
+            module_type = module_types.get(table)
+            if module_type is None:
+                continue
+            for name, symbols, handler in COMMAND.findall(body):
+                names = [symbol.strip() for symbol in symbols.split("|") if symbol.strip()]
+                mask = 0
+                for symbol in names:
+                    mask |= flags[symbol]
+                if "NGX_ANY_CONF" in names:
+                    contexts = EVERY_CONTEXT
+                else:
+                    bits = CONTEXTS.get(module_type, {})
+                    contexts = sorted(bits[symbol] for symbol in names if symbol in bits)
+                yield (
+                    name,
+                    {
+                        "contexts": contexts,
+                        "args": arguments(mask, flags),
+                        "block": bool(mask & flags["NGX_CONF_BLOCK"]),
+                        "once": refuses_duplicate(handlers, handler),
+                        "on_off": handler == "ngx_conf_set_flag_slot",
+                    },
+                )
+
+
+def variables(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
+    """HTTP variables nginx's modules define: their tables (ngx_http_variable_t) and the
+    fixed names they add one by one (ngx_http_add_variable of a static ngx_str_t)."""
+    for path, text in texts.items():
+        if not path.startswith("src/http/"):
+            continue
+        for body in VARIABLES.findall(text):
+            for name, flags in VARIABLE.findall(body):
+                yield name, {"prefix": "NGX_HTTP_VAR_PREFIX" in flags}
+        fixed = dict(FIXED_NAME.findall(text))
+        for symbol in ADDED.findall(text):
+            if symbol in fixed:
+                yield fixed[symbol], {"prefix": False}
+
+
+def dotted(version: tuple[int, int, int]) -> str:
+    return ".".join(map(str, version))
+
+
+def main(git_dir: str) -> int:
+    tags = version_tags(git_dir)
+    # (name, entry) -> indexes of the tags that have it
+    present: dict[tuple[str, str, str], list[int]] = {}
+    for index, (_, tag) in enumerate(tags):
+        texts = sources(git_dir, tag)
+        found = [("directives", *item) for item in entries(texts)]
+        found += [("variables", *item) for item in variables(texts)]
+        for kind, name, entry in found:
+            key = (kind, name, json.dumps(entry, sort_keys=True))
+            indexes = present.setdefault(key, [])
+            if not indexes or indexes[-1] != index:
+                indexes.append(index)
+    table: dict[str, dict[str, list[dict[str, object]]]] = {"directives": {}, "variables": {}}
+    for (kind, name, entry), indexes in sorted(present.items()):
+        for first, last in _runs(indexes):
+            table[kind].setdefault(name, []).append(
+                {
+                    **json.loads(entry),
+                    "since": dotted(tags[first][0]),
+                    "until": None if last == len(tags) - 1 else dotted(tags[last][0]),
+                }
+            )
+    json.dump(
+        {
+            "source": "nginx command and variable tables of every release tag from "
+            f"{dotted(tags[0][0])} to {dotted(tags[-1][0])}: scripts/nginx_directives.py",
+            "newest": dotted(tags[-1][0]),
+            **table,
+        },
+        sys.stdout,
+        indent=1,
+        sort_keys=True,
+    )
+    sys.stdout.write("\n")
+    return 0
+
+
+def _runs(indexes: list[int]) -> Iterator[tuple[int, int]]:
+    """Consecutive runs of tag indexes, as (first, last)."""
+    first = previous = indexes[0]
+    for index in indexes[1:]:
+        if index != previous + 1:
+            yield first, previous
+            first = index
+        previous = index
+    yield first, previous
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    sys.exit(main(sys.argv[1]))

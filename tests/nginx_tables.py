@@ -1,0 +1,170 @@
+"""Configs that put tpgen's copy of nginx's command and variable tables (spec/directives.py)
+to a real nginx — on the host or in a container — and what each verdict means."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tpgen.spec.directives import Target, commands, http_variables, refusals
+from tpgen.spec.nginx_syntax import parse
+
+Version = tuple[int, ...]
+# A block of each context a directive can be put in, around it.
+AROUND = {
+    "main": ("", "events {}\n"),
+    "events": ("events {\n", "}\n"),
+    "http": ("events {}\nhttp {\n", "}\n"),
+    "server": ("events {}\nhttp {\nserver {\n", "}\n}\n"),
+    "location": ("events {}\nhttp {\nserver {\nlocation / {\n", "}\n}\n}\n"),
+    "location_if": ("events {}\nhttp {\nserver {\nlocation / {\nif ($uri) {\n", "}\n}\n}\n}\n"),
+    "server_if": ("events {}\nhttp {\nserver {\nif ($uri) {\n", "}\n}\n}\n"),
+    "upstream": ("events {}\nhttp {\nupstream u {\nserver 127.0.0.1;\n", "}\n}\n"),
+    "limit_except": (
+        "events {}\nhttp {\nserver {\nlocation / {\nlimit_except GET {\n",
+        "}\n}\n}\n}\n",
+    ),
+}
+_NGINX_SAYS = (
+    "unknown directive",
+    "is not allowed here",
+    "has no opening",
+    "is not terminated",
+    "invalid number of arguments",
+)
+_TPGEN_SAYS = {
+    "no such directive": "unknown directive",
+    "is not allowed in": "is not allowed here",
+    "takes a {": "has no opening",
+    "takes no block": "is not terminated",
+    "invalid number of arguments": "invalid number of arguments",
+}
+TAKEN = "taken"
+Runner = Callable[[list[Path]], list[str]]
+
+
+def nginx_version(run: list[str]) -> Version:
+    out = subprocess.run([*run, "-v"], capture_output=True, text=True, check=True).stderr
+    match = re.search(r"nginx/(\d+)\.(\d+)\.(\d+)", out)
+    assert match, out
+    return tuple(int(part) for part in match.groups())
+
+
+def directive_cases(version: Version) -> list[tuple[str, str, str]]:
+    """(name, context, line) of each directive ``version`` has, in a block that allows it and
+    one that does not, with no argument and ended by ``;``, and with an empty block."""
+    cases: list[tuple[str, str, str]] = []
+    for name, found in sorted(commands().items()):
+        present = [command for command in found if command.in_version(version)]
+        if not present:
+            continue
+        allowed = sorted(set(present[0].contexts) & set(AROUND))
+        refused = sorted(set(AROUND) - {c for command in present for c in command.contexts})
+        for context in allowed[:1] + refused[:1]:
+            cases += [(name, context, f"{name};\n"), (name, context, f"{name} {{ }}\n")]
+    return cases
+
+
+def variable_cases(version: Version) -> list[str]:
+    """Each HTTP variable the table gives ``version`` (a prefix one with a name after it)."""
+    names, prefixes = http_variables(version)
+    return sorted(names) + [f"{prefix}x" for prefix in prefixes]
+
+
+def write_configs(root: Path, configs: list[tuple[str, str]]) -> list[Path]:
+    """One folder per (context, text) under root, its nginx.conf the text in that context."""
+    folders = []
+    for index, (context, text) in enumerate(configs):
+        folder = root / f"{index:05}"
+        folder.mkdir()
+        before, after = AROUND[context]
+        (folder / "nginx.conf").write_text(
+            f"pid {folder}/pid;\nerror_log stderr;\n{before}{text}{after}"
+        )
+        folders.append(folder)
+    return folders
+
+
+def verdict(returncode: int, output: str) -> str:
+    if returncode == 0:
+        return TAKEN
+    return next((said for said in _NGINX_SAYS if said in output), "a value")
+
+
+def on_host(nginx: str) -> Runner:
+    """nginx -t of each folder's config, four at a time."""
+
+    def one(folder: Path) -> str:
+        result = subprocess.run(
+            [nginx, "-t", "-q", "-p", f"{folder}/", "-c", str(folder / "nginx.conf")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return verdict(result.returncode, result.stderr)
+
+    def run(folders: list[Path]) -> list[str]:
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            return list(pool.map(one, folders))
+
+    return run
+
+
+def in_container(image: str) -> Runner:
+    """nginx -t of each folder's config in one container of ``image`` (folders under /tmp)."""
+    loop = (
+        'for d in "$@"; do nginx -t -q -p "$d/" -c "$d/nginx.conf" >"$d/out" 2>&1; '
+        'echo $? >"$d/rc"; done'
+    )
+
+    def run(folders: list[Path]) -> list[str]:
+        command = ["docker", "run", "--rm", "--network", "none", "-v", "/tmp:/tmp", image]
+        subprocess.run([*command, "sh", "-c", loop, "sh", *map(str, folders)], check=True)
+        return [
+            verdict(int((f / "rc").read_text()), (f / "out").read_text(errors="replace"))
+            for f in folders
+        ]
+
+    return run
+
+
+def _tpgen_verdict(text: str, context: str, version: Version) -> str:
+    found = [reason for _, reason in refusals(parse(text), context, Target(version))]
+    if not found:
+        return "taken or a value"
+    return next((said for key, said in _TPGEN_SAYS.items() if key in found[0]), found[0])
+
+
+def directive_disagreements(
+    run: Runner, root: Path, version: Version
+) -> tuple[set[str], list[tuple[str, str, str, str]]]:
+    """The names this nginx build lacks, and each case where nginx's verdict is not tpgen's
+    (a build's missing module aside; past the argument count the values are nginx's)."""
+    cases = directive_cases(version)
+    assert len(cases) > 1000
+    said = run(write_configs(root, [(context, text) for _, context, text in cases]))
+    lacking = {
+        name
+        for (name, _, _), nginx_said in zip(cases, said, strict=True)
+        if nginx_said == "unknown directive"
+    }
+    wrong = []
+    for (name, context, text), nginx_said in zip(cases, said, strict=True):
+        if name in lacking:
+            continue
+        if nginx_said in (TAKEN, "a value"):
+            nginx_said = "taken or a value"
+        tpgen_said = _tpgen_verdict(text, context, version)
+        if nginx_said != tpgen_said:
+            wrong.append((context, text.strip(), nginx_said, tpgen_said))
+    return lacking, wrong
+
+
+def unknown_variables(run: Runner, root: Path, version: Version) -> list[str]:
+    """The table's variables this nginx refuses a reference to."""
+    used = variable_cases(version)
+    said = run(write_configs(root, [("location", f"return 200 ${name};\n") for name in used]))
+    return [name for name, nginx_said in zip(used, said, strict=True) if nginx_said != TAKEN]

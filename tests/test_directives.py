@@ -1,0 +1,283 @@
+"""The shape nginx checks of every snippet directive (name, place, argument count, block, flag,
+duplicates), from nginx's command tables — and that the table says what a real nginx does."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from tpgen.api import make_plan, render_config
+from tpgen.check import check_plan
+from tpgen.spec.directives import (
+    INNER_CONTEXTS,
+    Site,
+    Target,
+    commands,
+    defined_variables,
+    http_variables,
+    include_sites,
+    refusals,
+)
+from tpgen.spec.edge import OLDEST_NGINX
+from tpgen.spec.load import spec_from_mapping
+from tpgen.spec.nginx_syntax import Directive, parse
+from tpgen.spec.snippets import REFUSED, Surroundings, check_snippet
+
+from .nginx_tables import directive_disagreements, nginx_version, on_host, unknown_variables
+from .specs import spec
+
+V122 = (1, 22, 1)
+V126 = (1, 26, 3)
+
+
+def _reasons(text: str, context: str, version: tuple[int, ...] = V122) -> list[str]:
+    return [reason for _, reason in refusals(parse(text), context, Target(version))]
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "expected"),
+    [
+        ("http", "sendfil on;", "nginx has no such directive (unknown directive)"),
+        ("main", "types { text/plain txt; }", "is not allowed in main: nginx allows it in http"),
+        ("main", "worker_connections 10;", "nginx allows it in events only"),
+        ("location", "expires 1h 2h 3h;", "takes 1 or 2 arguments, not 3"),
+        ("location", "add_header X-A;", "takes 2 or 3 arguments, not 1"),
+        ("http", "gzip;", "takes one argument (on or off), not 0"),
+        ("http", "sendfile maybe;", "takes on or off, not 'maybe'"),
+        ("http", "server;", 'takes a { … } block (nginx: has no opening "{")'),
+        ("location", "root /srv { }", "takes no block"),
+        ("location", "gzip on; gzip off;", "is set twice in this location block"),
+        ("server", "location /a { } location ^~ /a { }", "a second prefix location '/a'"),
+        ("http", "log_format a x; log_format a y;", "a second log_format 'a'"),
+        # Inside the blocks a snippet opens, with their own contexts.
+        ("http", "server { location / { worker_processes 2; } }", "is not allowed in location"),
+        (
+            "server",
+            "location / { if ($uri) { proxy_buffering off; } }",
+            "an if block of a location",
+        ),
+        ("http", "upstream u { keepalive; }", "takes 1 argument, not 0"),
+    ],
+)
+def test_what_nginx_checks_before_the_values_is_refused(
+    context: str, text: str, expected: str
+) -> None:
+    (reason,) = _reasons(text, context)
+    assert expected in reason
+
+
+@pytest.mark.parametrize(
+    ("context", "text"),
+    [
+        ("location", "gzip on; add_header A b; add_header C d always; expires 1h;"),
+        ("server", "location /a { } location = /a { } location ~ /a { } location ~ /a { }"),
+        ("server", "location @a { } location @a { } if ($uri) { return 404; }"),
+        ("http", "map $uri $v { default 1; anything goes here; } types { a/b c; }"),
+        ("main", "env A; env B; stream { server { listen 1; proxy_pass a:1; } }"),
+        ("http", "GZIP_STATIC on;".lower()),
+    ],
+)
+def test_what_nginx_takes_passes(context: str, text: str) -> None:
+    assert _reasons(text, context) == []
+
+
+def test_the_target_version_decides_which_names_exist() -> None:
+    (older,) = _reasons("http2 on;", "server", V122)
+    assert "nginx 1.22.1 has no such directive (it came in 1.25.1)" in older
+    assert _reasons("http2 on;", "server", V126) == []
+    (dropped,) = _reasons("ssl on;", "server", V126)
+    assert "the last nginx with it is 1.25.0" in dropped
+    assert _reasons("ssl on;", "server", V122) == []
+
+
+def test_a_loaded_module_lets_names_nginx_lacks_through() -> None:
+    assert _reasons("vhost_traffic_status on;", "http") != []
+    loaded = Target(V122, unchecked_names=True)
+    found = refusals(parse("vhost_traffic_status on;"), "http", loaded)
+    assert list(found) == []
+    # Its own names only: nginx's still get their checks.
+    found = refusals(parse("gzip maybe;"), "http", loaded)
+    assert [reason for _, reason in found] == ["takes on or off, not 'maybe'"]
+
+
+def test_beside_tpgen_s_own_directives_a_second_one_names_tpgen() -> None:
+    (reason,) = _reasons_beside("sendfile on;", "http", frozenset({"sendfile"}))
+    assert reason.startswith("tpgen's config sets it in this http block already")
+
+
+def _reasons_beside(text: str, context: str, taken: frozenset[str]) -> list[str]:
+    site = Site(context, taken)
+    return [reason for _, reason in refusals(parse(text), context, Target(V122), site)]
+
+
+def test_tpgen_s_refusal_comes_first_and_alone() -> None:
+    # aio is refused by tpgen (one pool per disk) and would be a duplicate too: one line.
+    around = Surroundings(site=None)
+    assert [m for _, m in check_snippet("aio on;\naio on;\n", "location", around)] == [
+        f"aio: {REFUSED['aio']}",
+        f"aio: {REFUSED['aio']}",
+    ]
+
+
+def _variables(text: str, defined: str = "", version: tuple[int, ...] = V122) -> list[str]:
+    tree = parse(defined + text)
+    target = Target(version, defined=defined_variables(tree, defined + text))
+    return [reason for _, reason in refusals(parse(text), "server", target)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "return 200 $uri$request_id${host}x;",
+        "add_header X-A $http_x_custom_thing; add_header X-B $cookie_Session;",
+        "add_header X-C $upstream_http_etag$arg_q$sent_http_x;",
+        "set $mine 1; return 200 $MINE;",  # case-insensitive, as nginx
+        "location ~ ^/(?<rest>.*)$ { return 200 $rest$1; }",
+        "if ($uri ~ ^/a$b) { return 404; }",  # a regex: $b is not a variable there
+        "rewrite ^/x$y /z;",
+        "location ~ ^/a$b { }",
+        "return 200 $;",  # a lone $ is literal
+        "location / { perl 'sub { my $r = shift; $r->print($r->uri) }'; }",  # perl's code
+    ],
+)
+def test_variables_nginx_or_the_config_defines_pass(text: str) -> None:
+    assert _variables(text) == []
+
+
+def test_a_variable_nothing_defines_is_refused() -> None:
+    (reason,) = _variables("add_header X-A $reqest_id;")
+    assert reason.startswith("uses $reqest_id, which neither nginx 1.22.1 nor the config defines")
+    assert 'unknown "reqest_id" variable' in reason
+    assert _variables("add_header X-A $disk_of_key;", defined="map $uri $disk_of_key { }") == []
+    # In the blocks a snippet opens, too; named by the version that has it.
+    (inner,) = _variables("location / { return 200 ${proxy_protocol_tlv_alpn}; }", "", (1, 22, 1))
+    assert "proxy_protocol_tlv_alpn" in inner
+    assert _variables("location / { return 200 ${proxy_protocol_tlv_alpn}; }", "", V126) == []
+
+
+def test_the_table_spans_every_nginx_tpgen_supports() -> None:
+    table = commands()
+    assert min(c.since for found in table.values() for c in found) == OLDEST_NGINX
+    assert len(table) > 600
+    names, prefixes = http_variables(V122)
+    assert {"uri", "request_id", "upstream_cache_status", "gzip_ratio"} <= names
+    assert {"http_", "arg_", "cookie_", "sent_http_", "upstream_http_"} <= set(prefixes)
+    for name, found in table.items():
+        assert re.fullmatch(r"[a-z0-9_]+", name), name
+        for command in found:
+            assert command.contexts, name
+            assert re.fullmatch(r"any|flag|1\+|2\+|[0-7](,[0-7])*", command.args), name
+
+
+def test_include_sites_read_the_including_block_of_tpgen_s_config() -> None:
+    plan = make_plan(
+        spec_from_mapping(
+            spec(extra=_EVERYWHERE),
+            "s.yaml",
+        ),
+        "s.yaml",
+    )
+    sites = include_sites(parse(render_config(plan)))
+    assert {path: sites[path].context for path in _PATHS} == {
+        "/etc/x/main.conf": "main",
+        "/etc/x/http.conf": "http",
+        "/etc/x/server.conf": "server",
+        "/etc/x/location.conf": "location",
+    }
+    assert "sendfile" in sites["/etc/x/http.conf"].taken
+    assert ("location", "prefix", "/") in sites["/etc/x/server.conf"].named
+    assert ("log_format", "tpgen") in sites["/etc/x/http.conf"].named
+
+
+_EVERYWHERE = {
+    "main": ["/etc/x/main.conf"],
+    "http": ["/etc/x/http.conf"],
+    "server": ["/etc/x/server.conf"],
+    "location": ["/etc/x/location.conf"],
+}
+_PATHS = [paths[0] for paths in _EVERYWHERE.values()]
+
+
+def test_the_table_says_what_the_real_nginx_says(nginx_binary: str, tmp_path: Path) -> None:
+    """Each directive this nginx has, in a block it allows and one it does not, with and without
+    a block and with no argument: nginx's verdict is tpgen's (a module this build leaves out
+    is "unknown" to nginx only; the values, past the count, are nginx's alone)."""
+    version = nginx_version([nginx_binary])
+    lacking, wrong = directive_disagreements(on_host(nginx_binary), tmp_path, version)
+    assert wrong == []
+    # Debian builds a few of nginx's modules dynamic (mail, stream, GeoIP, …), not in the core.
+    assert len(lacking) < 100
+
+
+def test_every_variable_of_the_table_is_one_the_real_nginx_knows(
+    nginx_binary: str, tmp_path: Path
+) -> None:
+    """nginx -t takes a reference to each HTTP variable the table gives this nginx's version,
+    but those of a module this build leaves out (GeoIP, perl: dynamic in Debian)."""
+    version = nginx_version([nginx_binary])
+    unknown = unknown_variables(on_host(nginx_binary), tmp_path, version)
+    assert [name for name in unknown if not name.startswith(("geoip_", "perl_"))] == []
+    assert len(unknown) < 20
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _line(directive: Directive) -> str:
+    return " ".join([directive.name, *map(_literal, directive.args)]) + ";\n"
+
+
+def _own_directives(text: str) -> dict[str, Directive]:
+    """Per snippet path, nothing; per context of an include, tpgen's one-line directives there."""
+    found: dict[str, Directive] = {}
+
+    def walk(directives: tuple[Directive, ...], context: str) -> None:
+        paths = {d.args[0] for d in directives if d.name == "include" and d.args}
+        for path in paths & set(_PATHS):
+            for directive in directives:
+                if directive.block is None and directive.name not in ("include", *REFUSED):
+                    found.setdefault(f"{path} {directive.name}", directive)
+        for directive in directives:
+            inner = INNER_CONTEXTS.get((context, directive.name))
+            if inner is not None and directive.block is not None:
+                walk(directive.block, inner)
+
+    walk(parse(text), "main")
+    return found
+
+
+@pytest.mark.parametrize("workload", ["cache", "origin"])
+def test_a_copy_of_tpgen_s_own_line_is_a_duplicate_exactly_when_nginx_says(
+    nginx_binary: str, tmp_path: Path, workload: str
+) -> None:
+    """Each directive tpgen writes beside a snippet's include, copied into the snippet: tpgen
+    refuses it as a duplicate exactly when the real nginx -t does."""
+    data = spec(workload, extra=_EVERYWHERE)
+    node = spec_from_mapping(data, "s.yaml")
+    plan = make_plan(node, "s.yaml")
+    copies = _own_directives(render_config(plan))
+    assert len(copies) > 15
+    wrong: list[tuple[str, list[str], list[str]]] = []
+    verdicts: list[bool] = []
+    sites = include_sites(parse(render_config(plan)))
+    locate = {path: str(tmp_path / Path(path).name) for path in _PATHS}
+    contexts = {paths[0]: context for context, paths in _EVERYWHERE.items()}
+    for key, directive in sorted(copies.items()):
+        path = key.split(" ")[0]
+        for other in _PATHS:
+            Path(locate[other]).write_text(_line(directive) if other == path else "")
+        around = Surroundings(site=sites[path])
+        found = [message for _, message in check_snippet(_line(directive), contexts[path], around)]
+        result = check_plan(plan, nginx=nginx_binary, locate=lambda p: locate.get(p, p))
+        emerg = [line for line in result.output.splitlines() if "[emerg]" in line]
+        nginx_dup = any("duplicate" in line for line in emerg)
+        # tpgen refusing what nginx takes, or taking a duplicate nginx refuses, is wrong; a
+        # line tpgen refuses for its own reason (listen, add_header) may fail nginx too.
+        tpgen_dup = any("duplicate" in message for message in found)
+        if tpgen_dup != nginx_dup and not (found and not tpgen_dup):
+            wrong.append((key, found, emerg))
+        verdicts.append(tpgen_dup)
+    assert wrong == []
+    assert verdicts.count(True) >= 10 and verdicts.count(False) >= 3
