@@ -42,6 +42,9 @@ VARIABLES = re.compile(r"ngx_http_variable_t\s+\w+\[\]\s*=\s*\{(.*?)\n\};", re.S
 VARIABLE = re.compile(r'\{\s*ngx_string\("([^"]+)"\)([^}]*)\}', re.S)
 FIXED_NAME = re.compile(r'ngx_str_t\s+(\w+)\s*=\s*ngx_string\("([^"]+)"\)')
 ADDED = re.compile(r"ngx_http_add_variable\(cf,\s*&(\w+)\s*,")
+# A condition that reads the arguments or an "off" state: a repeat it refuses is not every one.
+ARGUMENT_TEST = re.compile(r"value\[|ngx_str\w*cmp|cf->args|==\s*(?:0|NULL)\b")
+BODY_INDENT = 4
 # A module's type and which of its context bits name which block (ngx_conf_handler checks
 # both: the module type against the block's, the bits against the block's command type).
 CONTEXTS = {
@@ -146,7 +149,42 @@ def arguments(mask: int, flags: dict[str, int]) -> str:
 
 
 def refuses_duplicate(handlers: dict[str, str], handler: str) -> bool:
-    return '"is duplicate"' in handlers.get(handler, "")
+    """Whether the handler refuses a plain second use ("is duplicate" where nothing but "set
+    before" leads): not a repeat of a list whose "off" or values it compares (proxy_redirect
+    after "off", limit_req of the same zone)."""
+    lines = handlers.get(handler, "").split("\n")
+    return any(
+        _plain_repeat(lines, index)
+        for index, line in enumerate(lines)
+        if line.strip() == 'return "is duplicate";'
+    )
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _plain_repeat(lines: list[str], index: int) -> bool:
+    """Whether every block around the return at ``index`` opens on "already set" alone."""
+    depth = _indent(lines[index])
+    for at in range(index - 1, -1, -1):
+        line = lines[at]
+        if not line.strip() or line.strip() == "{" or _indent(line) >= depth:
+            continue
+        depth = _indent(line)
+        header = " ".join(
+            [line.strip()]
+            + [
+                following.strip()
+                for following in lines[at + 1 : index]
+                if following.strip() and _indent(following) > depth
+            ][:3]
+        )
+        if not header.startswith("if (") or ARGUMENT_TEST.search(header):
+            return False
+        if depth <= BODY_INDENT:
+            return True
+    return False
 
 
 def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tpgen.spec.directives import Target, commands, http_variables, refusals
+from tpgen.spec.directives import present as directive_present
 from tpgen.spec.nginx_syntax import parse
 
 Version = tuple[int, ...]
@@ -57,8 +58,8 @@ def directive_cases(version: Version) -> list[tuple[str, str, str]]:
     """(name, context, line) of each directive ``version`` has, in a block that allows it and
     one that does not, with no argument and ended by ``;``, and with an empty block."""
     cases: list[tuple[str, str, str]] = []
-    for name, found in sorted(commands().items()):
-        present = [command for command in found if command.in_version(version)]
+    for name in sorted(commands()):
+        present = directive_present(name, version)
         if not present:
             continue
         allowed = sorted(set(present[0].contexts) & set(AROUND))

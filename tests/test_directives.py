@@ -91,6 +91,14 @@ def test_the_target_version_decides_which_names_exist() -> None:
     assert _reasons("ssl on;", "server", V122) == []
 
 
+def test_a_directive_distributions_backport_passes_from_the_version_they_carry_it() -> None:
+    # Debian's 1.22.1 and 1.26.3 carry max_headers (nginx 1.29.8): the real nginx test
+    # below checks that against the host's nginx.
+    assert _reasons("max_headers 64;", "server", V122) == []
+    (older,) = _reasons("max_headers 64;", "server", (1, 21, 6))
+    assert "it came in 1.29.8" in older
+
+
 def test_a_loaded_module_lets_names_nginx_lacks_through() -> None:
     assert _reasons("vhost_traffic_status on;", "http") != []
     loaded = Target(V122, unchecked_names=True)

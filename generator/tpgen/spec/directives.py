@@ -1,9 +1,11 @@
-"""What nginx itself checks of a directive before its handler reads the values: that the name
-exists (in the target version), that the block it sits in allows it, its argument count, a
-block where it takes one, on/off for a flag, and a second one in the same block where nginx
-refuses that ("is duplicate") — ngx_conf_handler's rules, with the command tables of nginx's
-modules (data/nginx-directives.json, written by scripts/nginx_directives.py from nginx's
-source). The values themselves (a size, a path, a regex) stay nginx -t's to judge.
+"""What nginx itself checks of a directive before its handler reads the values, so that what
+validate takes nginx -t takes too: the name exists (in the target version), the block allows
+it, its argument count, a block where it takes one, on/off for a flag; then, as the handlers
+do, a second one in the same block where nginx refuses that ("is duplicate"), a log_format,
+upstream or location already there, and a $variable nothing defines. The rules are
+ngx_conf_handler's; the tables are nginx's modules' own (data/nginx-directives.json, written by
+scripts/nginx_directives.py from nginx's source). The values (a size, a path, a regex) stay
+nginx -t's to judge.
 """
 
 from __future__ import annotations
@@ -39,7 +41,15 @@ INNER_CONTEXTS: dict[tuple[str, str], str] = {
     ("mail", "server"): "mail_server",
 }
 # Directives that define a variable, and which argument names it (-1: the last).
-DEFINES = {"set": 0, "map": 1, "split_clients": 1, "geo": -1, "perl_set": 0, "js_set": 0}
+DEFINES = {
+    "set": 0,
+    "map": 1,
+    "split_clients": 1,
+    "geo": -1,
+    "auth_request_set": 0,
+    "perl_set": 0,
+    "js_set": 0,
+}
 HTTP_CONTEXTS = frozenset(
     {"http", "server", "location", "upstream", "server_if", "location_if", "limit_except"}
 )
@@ -52,6 +62,11 @@ _REGEX_OPERATORS = ("~", "~*", "!~", "!~*")
 NO_SCRIPT = frozenset(
     {"location", "valid_referers", "perl", "perl_set", "perl_modules", "perl_require"}
 )
+# Directives a distribution carries into an nginx older than nginx's own release of them, from
+# this version on: Debian's security updates of 1.22.1 (bookworm) and 1.26.3 (trixie) carry
+# max_headers (nginx 1.29.8) against request-header floods. An nginx built from nginx's own
+# source of those versions lacks it: its nginx -t says so on the node.
+BACKPORTED: dict[str, Version] = {"max_headers": (1, 22, 1)}
 # Where an operator puts a directive nginx allows in these blocks (spec extra).
 EXTRA_FOR = {"main": "main", "http": "http", "server": "server", "location": "location"}
 _WORDS = {
@@ -128,6 +143,15 @@ def http_variables(version: Version) -> tuple[frozenset[str], tuple[str, ...]]:
             if since <= version and (until is None or version <= until):
                 (prefixes if entry["prefix"] else names).add(name)
     return frozenset(names), tuple(sorted(prefixes))
+
+
+def present(name: str, version: Version) -> tuple[Command, ...]:
+    """The command table entries of a directive in ``version`` (a backport: its newest)."""
+    known = commands().get(name, ())
+    found = tuple(command for command in known if command.in_version(version))
+    if not found and name in BACKPORTED and version >= BACKPORTED[name]:
+        return tuple(command for command in known if command.until is None)
+    return found
 
 
 def _dotted(version: Version) -> str:
@@ -307,11 +331,7 @@ def _command(
     directive: Directive, context: str, target: Target
 ) -> tuple[Command | None, str | None]:
     """The command table entry nginx would run the directive by, or why there is none."""
-    found = tuple(
-        command
-        for command in commands().get(directive.name, ())
-        if command.in_version(target.version)
-    )
+    found = present(directive.name, target.version)
     if not found:
         return None, _unknown(directive.name, target.version, target.unchecked_names)
     here = [command for command in found if context in command.contexts]
