@@ -29,7 +29,21 @@ COMMENT = re.compile(r"/\*.*?\*/", re.S)
 DISABLED = re.compile(r"^#if 0\b.*?^#endif", re.M | re.S)
 TAG = re.compile(r"^release-(\d+)\.(\d+)\.(\d+)$")
 DEFINE = re.compile(r"^#define\s+(NGX_\w+)\s+(0x[0-9a-fA-F]+|\([^)]*\)[^\n]*?)\s*$", re.M)
-COMMAND = re.compile(r'\{\s*ngx_string\("([^"]+)"\),\s*((?:NGX_\w+\s*\|?\s*)+),\s*(\w+)\s*,', re.S)
+COMMAND = re.compile(r'\{\s*ngx_string\("([^"]+)"\),(.*?)\}', re.S)
+CHOICES = re.compile(r"ngx_conf_(?:enum|bitmask)_t\s+(\w+)\[\]\s*=\s*\{(.*?)\n\};", re.S)
+CHOICE = re.compile(r'ngx_string\("([^"]+)"\)')
+# The standard handlers (ngx_conf_file.c) and the value each parses; "enum" and "bitmask" take
+# the names of the table in the command's post field.
+SLOTS = {
+    "ngx_conf_set_num_slot": "number",
+    "ngx_conf_set_size_slot": "size",
+    "ngx_conf_set_off_slot": "offset",
+    "ngx_conf_set_msec_slot": "msec",
+    "ngx_conf_set_sec_slot": "sec",
+    "ngx_conf_set_bufs_slot": "bufs",
+    "ngx_conf_set_enum_slot": "enum",
+    "ngx_conf_set_bitmask_slot": "bitmask",
+}
 TABLE = re.compile(r"ngx_command_t\s+(\w+)\[\]\s*=\s*\{(.*?)\n\};", re.S)
 MODULE = re.compile(
     r"ngx_module_t\s+\w+\s*=\s*\{\s*NGX_MODULE_V1\s*,\s*[^,]+,\s*(\w+)\s*,\s*(NGX_\w+_MODULE)\s*,",
@@ -172,14 +186,12 @@ def _plain_repeat(lines: list[str], index: int) -> bool:
         if not line.strip() or line.strip() == "{" or _indent(line) >= depth:
             continue
         depth = _indent(line)
-        header = " ".join(
-            [line.strip()]
-            + [
-                following.strip()
-                for following in lines[at + 1 : index]
-                if following.strip() and _indent(following) > depth
-            ][:3]
-        )
+        continued = [
+            following.strip()
+            for following in lines[at + 1 : index]
+            if following.strip() and _indent(following) > depth
+        ]
+        header = " ".join([line.strip(), *continued[:3]])
         if not header.startswith("if (") or ARGUMENT_TEST.search(header):
             return False
         if depth <= BODY_INDENT:
@@ -187,16 +199,42 @@ def _plain_repeat(lines: list[str], index: int) -> bool:
     return False
 
 
+def _fields(text: str) -> list[str]:
+    """A C initializer's fields: its commas outside parentheses."""
+    fields, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            fields.append(text[start:index].strip())
+            start = index + 1
+    fields.append(text[start:].strip())
+    return fields
+
+
+def _value(handler: str, post: str, choices: dict[str, list[str]]) -> dict[str, object]:
+    kind = SLOTS.get(handler)
+    if kind in ("enum", "bitmask"):
+        names = choices.get(post.lstrip("&").strip())
+        return {"value": kind, "choices": names} if names else {}
+    return {"value": kind} if kind else {}
+
+
 def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
     flags = flag_values(texts)
     handlers = {name: body for text in texts.values() for name, body in HANDLER.findall(text)}
+    choices = {
+        table: CHOICE.findall(body)
+        for text in texts.values()
+        for table, body in CHOICES.findall(text)
+    }
     for text in texts.values():
         module_types = dict(MODULE.findall(text))
         for table, body in TABLE.findall(text):
             module_type = module_types.get(table)
             if module_type is None:
                 continue
-            for name, symbols, handler in COMMAND.findall(body):
+            for name, rest in COMMAND.findall(body):
+                symbols, handler, _, _, post = _fields(rest.strip().strip(","))[:5]
                 names = [symbol.strip() for symbol in symbols.split("|") if symbol.strip()]
                 mask = 0
                 for symbol in names:
@@ -214,6 +252,7 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
                         "block": bool(mask & flags["NGX_CONF_BLOCK"]),
                         "once": refuses_duplicate(handlers, handler),
                         "on_off": handler == "ngx_conf_set_flag_slot",
+                        **_value(handler, post, choices),
                     },
                 )
 

@@ -3,6 +3,7 @@ to a real nginx — on the host or in a container — and what each verdict mean
 
 from __future__ import annotations
 
+import random
 import re
 import subprocess
 from collections.abc import Callable
@@ -42,6 +43,7 @@ _TPGEN_SAYS = {
     "takes a {": "has no opening",
     "takes no block": "is not terminated",
     "invalid number of arguments": "invalid number of arguments",
+    "(nginx: invalid value)": "taken or a value",
 }
 TAKEN = "taken"
 Runner = Callable[[list[Path]], list[str]]
@@ -92,7 +94,10 @@ def write_configs(root: Path, configs: list[tuple[str, str]]) -> list[Path]:
 def verdict(returncode: int, output: str) -> str:
     if returncode == 0:
         return TAKEN
-    return next((said for said in _NGINX_SAYS if said in output), "a value")
+    found = next((said for said in _NGINX_SAYS if said in output), None)
+    if found is None and ("directive invalid number" in output or "invalid value" in output):
+        return "invalid value"  # what a standard handler's parser says
+    return found or "a value"
 
 
 def on_host(nginx: str) -> Runner:
@@ -156,7 +161,7 @@ def directive_disagreements(
     for (name, context, text), nginx_said in zip(cases, said, strict=True):
         if name in lacking:
             continue
-        if nginx_said in (TAKEN, "a value"):
+        if nginx_said in (TAKEN, "a value", "invalid value"):
             nginx_said = "taken or a value"
         tpgen_said = _tpgen_verdict(text, context, version)
         if nginx_said != tpgen_said:
@@ -169,3 +174,67 @@ def unknown_variables(run: Runner, root: Path, version: Version) -> list[str]:
     used = variable_cases(version)
     said = run(write_configs(root, [("location", f"return 200 ${name};\n") for name in used]))
     return [name for name, nginx_said in zip(used, said, strict=True) if nginx_said != TAKEN]
+
+
+_VALUE_ALPHABET = [*"0123456789", *"0123456789", *"yMwdhmsKkGg .-+x", "ms", "1" * 19]
+_SAMPLES = {
+    "number": ["0", "8", "1024"],
+    "size": ["0", "4k", "1M", "512"],
+    "offset": ["1g", "10m", "0"],
+    "msec": ["500ms", "1s 500ms", "1m 30s", "30"],
+    "sec": ["1h", "30", "1d 12h"],
+    "bufs": ["8 16k", "0 16k", "8 0", "x 1k", "8 16g", "4 1m"],
+}
+
+
+def _values(kind: str, choices: tuple[str, ...], rng: random.Random) -> list[str]:
+    if kind in ("enum", "bitmask"):
+        mutated = [choices[0].upper(), choices[-1] + "x", "x" + choices[0], ""]
+        joined = [" ".join(rng.sample(choices, min(2, len(choices))))] if kind == "bitmask" else []
+        return [*choices, *mutated, *joined]
+
+    # bufs: two words, each without the space that separates them.
+    alphabet = [c for c in _VALUE_ALPHABET if c != " "] if kind == "bufs" else _VALUE_ALPHABET
+
+    def word() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 5)))
+
+    made = [" ".join(word() for _ in range(2 if kind == "bufs" else 1)) for _ in range(6)]
+    return [*_SAMPLES.get(kind, []), *made]
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def value_cases(version: Version, seed: int = 0) -> list[tuple[str, str, str]]:
+    """(name, context, line) with sample and random values for each directive whose handler
+    parses a standard value (spec/directive_values.py), in a block that allows it."""
+    rng = random.Random(seed)
+    cases = []
+    for name in sorted(commands()):
+        for command in directive_present(name, version):
+            contexts = sorted(set(command.contexts) & set(AROUND))
+            if command.value is None or not contexts:
+                continue
+            for value in _values(command.value, command.choices, rng):
+                words = value.split(" ") if command.value in ("bufs", "bitmask") else [value]
+                cases.append((name, contexts[0], f"{name} {' '.join(map(_literal, words))};\n"))
+    return cases
+
+
+def value_disagreements(run: Runner, root: Path, version: Version) -> list[tuple[str, str, str]]:
+    """Each value tpgen refuses that nginx takes, or takes that nginx's parser refuses
+    (invalid value/number); a module's own bounds after the parser are nginx's alone."""
+    cases = value_cases(version)
+    assert len(cases) > 1000
+    said = run(write_configs(root, [(context, text) for _, context, text in cases]))
+    wrong = []
+    for (_, context, text), nginx_said in zip(cases, said, strict=True):
+        refused = [why for _, why in refusals(parse(text), context, Target(version))]
+        if nginx_said == "unknown directive":
+            continue  # a module this build leaves out
+        parser_refused = nginx_said == "invalid value"
+        if bool(refused) != parser_refused and not (not refused and nginx_said == "a value"):
+            wrong.append((context, text.strip(), nginx_said))
+    return wrong

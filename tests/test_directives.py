@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from tpgen.api import make_plan, render_config
 from tpgen.check import check_plan
+from tpgen.spec import directive_values
 from tpgen.spec.directives import (
     INNER_CONTEXTS,
     Site,
@@ -24,7 +25,13 @@ from tpgen.spec.load import spec_from_mapping
 from tpgen.spec.nginx_syntax import Directive, parse
 from tpgen.spec.snippets import REFUSED, Surroundings, check_snippet
 
-from .nginx_tables import directive_disagreements, nginx_version, on_host, unknown_variables
+from .nginx_tables import (
+    directive_disagreements,
+    nginx_version,
+    on_host,
+    unknown_variables,
+    value_disagreements,
+)
 from .specs import spec
 
 V122 = (1, 22, 1)
@@ -80,6 +87,59 @@ def test_what_nginx_checks_before_the_values_is_refused(
 )
 def test_what_nginx_takes_passes(context: str, text: str) -> None:
     assert _reasons(text, context) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "milliseconds", "seconds"),
+    [
+        ("30", 30_000, 30),
+        ("1m 30s", 90_000, 90),
+        ("1s 500ms", 1_500, None),
+        ("500ms", 500, None),
+        ("1h30m", 5_400_000, 5_400),
+        ("1y", None, 31_536_000),  # years and months only where nginx counts seconds
+        ("1M", None, 2_592_000),
+        ("30s 1m", None, None),  # largest first
+        ("1d1d", None, None),
+        ("1 2", 3_000, 3),
+        ("ms", None, None),
+        ("1x", None, None),
+        ("", None, None),
+        ("9223372036854775807", None, 9223372036854775807),
+    ],
+)
+def test_times_are_read_as_ngx_parse_time_reads_them(
+    text: str, milliseconds: int | None, seconds: int | None
+) -> None:
+    assert directive_values.time(text, seconds=False) == milliseconds
+    assert directive_values.time(text, seconds=True) == seconds
+
+
+def test_sizes_numbers_and_names_are_read_as_nginx_reads_them() -> None:
+    assert directive_values.size("1M") == directive_values.offset("1m") == 1 << 20
+    assert directive_values.size("1g") is None  # ngx_parse_size has no g
+    assert directive_values.offset("2G") == 2 << 30
+    assert directive_values.size("10\u212a") is None  # KELVIN SIGN is no k
+    assert directive_values.number("+5") is None
+    assert directive_values.number("9223372036854775808") is None
+    for text, expected in [
+        ("gzip_http_version 1.1;", None),
+        ("server_tokens BUILD;", None),  # ASCII case is folded
+        ("server_tokens maybe;", "takes one of off, on, build, not 'maybe'"),
+        ("proxy_cache_methods get HEAD;", None),
+        ("proxy_cache_methods GET PUT;", "takes any of GET, HEAD, POST, not 'PUT'"),
+        ("output_buffers 0 32k;", "takes a number of buffers and the size of each"),
+        ("client_max_body_size lots;", "takes a size: digits, then k, m or g, not 'lots'"),
+        ("sendfile_max_chunk 1g;", "takes a size: digits, then k or m"),
+        ("keepalive_timeout 1h 30m;", None),
+        ("send_timeout 1y;", "takes a time"),
+        ("max_ranges -1;", "takes a whole number (digits only), not '-1'"),
+    ]:
+        found = _reasons(text, "location")
+        if expected is None:
+            assert found == [], text
+        else:
+            assert len(found) == 1 and expected in found[0], (text, found)
 
 
 def test_the_target_version_decides_which_names_exist() -> None:
@@ -216,6 +276,15 @@ def test_the_table_says_what_the_real_nginx_says(nginx_binary: str, tmp_path: Pa
     assert wrong == []
     # Debian builds a few of nginx's modules dynamic (mail, stream, GeoIP, …), not in the core.
     assert len(lacking) < 100
+
+
+def test_every_standard_value_is_parsed_as_the_real_nginx_parses_it(
+    nginx_binary: str, tmp_path: Path
+) -> None:
+    """Each directive whose handler is a standard parser (a number, size, time, enum, …), with
+    samples and random text: tpgen refuses exactly what nginx's parser refuses."""
+    version = nginx_version([nginx_binary])
+    assert value_disagreements(on_host(nginx_binary), tmp_path, version) == []
 
 
 def test_every_variable_of_the_table_is_one_the_real_nginx_knows(

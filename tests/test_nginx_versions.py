@@ -24,7 +24,13 @@ from tpgen.spec.load import load_spec_file, spec_from_mapping
 from .conftest import CASES, ROOT, unavailable
 from .h3client import h3_get
 from .live import free_ports
-from .nginx_tables import directive_disagreements, in_container, nginx_version, unknown_variables
+from .nginx_tables import (
+    directive_disagreements,
+    in_container,
+    nginx_version,
+    unknown_variables,
+    value_disagreements,
+)
 from .specs import spec
 
 pytestmark = pytest.mark.containers
@@ -78,6 +84,8 @@ def test_the_directive_tables_say_what_nginx_1_26_says(
     lacking, wrong = directive_disagreements(in_container(IMAGE), root / "d", version)
     assert wrong == []
     assert len(lacking) < 100
+    (root / "values").mkdir()
+    assert value_disagreements(in_container(IMAGE), root / "values", version) == []
     unknown = unknown_variables(in_container(IMAGE), root / "v", version)
     assert [name for name in unknown if not name.startswith(("geoip_", "perl_"))] == []
 

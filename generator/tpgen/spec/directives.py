@@ -18,6 +18,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from tpgen.spec.directive_values import value_problem
 from tpgen.spec.nginx_syntax import Directive
 
 Version = tuple[int, ...]
@@ -90,6 +91,9 @@ class Command:
     on_off: bool
     since: Version
     until: Version | None  # the last version that has it; None: still there
+    # The value its handler parses, if a standard one (directive_values), and its names.
+    value: str | None = None
+    choices: tuple[str, ...] = ()
 
     def in_version(self, version: Version) -> bool:
         return self.since <= version and (self.until is None or version <= self.until)
@@ -124,6 +128,8 @@ def commands() -> dict[str, tuple[Command, ...]]:
                 on_off=entry["on_off"],
                 since=_span(entry)[0],
                 until=_span(entry)[1],
+                value=entry.get("value"),
+                choices=tuple(entry.get("choices", ())),
             )
             for entry in entries
         )
@@ -229,6 +235,8 @@ def _shape(directive: Directive, command: Command) -> str | None:
         )
     if command.on_off and directive.args[0].lower() not in ("on", "off"):
         return f"takes on or off, not {directive.args[0]!r}"
+    if command.value is not None:
+        return value_problem(command.value, command.choices, directive.args)
     return None
 
 

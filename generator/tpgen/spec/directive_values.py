@@ -1,0 +1,143 @@
+"""The values nginx's standard handlers parse (ngx_conf_file.c's slots and ngx_parse.c), as
+nginx parses them: a directive whose handler is one of them takes exactly what these take. The
+checks a module adds after the slot (a minimum, a maximum) stay nginx -t's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+# ngx_int_t, ssize_t and off_t on the 64-bit systems tpgen's nodes run.
+_MAX = (1 << 63) - 1
+_SIZE_UNITS = {"k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20}
+_OFFSET_UNITS = {**_SIZE_UNITS, "g": 1 << 30, "G": 1 << 30}
+_DAY = 60 * 60 * 24
+# A time's units in the only order nginx takes them (largest first), in seconds; then ms.
+_TIME_UNITS = {"y": 365 * _DAY, "M": 30 * _DAY, "w": 7 * _DAY, "d": _DAY, "h": 3600, "m": 60}
+
+
+def number(text: str) -> int | None:
+    """ngx_atoi: ASCII digits only, at most the largest ngx_int_t."""
+    if not text or any(char not in "0123456789" for char in text):
+        return None
+    value = int(text)
+    return value if value <= _MAX else None
+
+
+def _scaled(text: str, units: dict[str, int]) -> int | None:
+    scale = units.get(text[-1:], 1)
+    digits = text[:-1] if scale != 1 else text
+    value = number(digits)
+    if value is None or value > _MAX // scale:
+        return None
+    return value * scale
+
+
+def size(text: str) -> int | None:
+    """ngx_parse_size: digits, then k or m (either case); no g."""
+    return _scaled(text, _SIZE_UNITS)
+
+
+def offset(text: str) -> int | None:
+    """ngx_parse_offset: digits, then k, m or g (either case)."""
+    return _scaled(text, _OFFSET_UNITS)
+
+
+_ORDER = (*_TIME_UNITS, "s", "ms", " ")
+
+
+def _time_parts(text: str) -> list[tuple[str, str]] | None:
+    """(digits, unit) as ngx_parse_time reads them: a unit ends each part ("ms" is one unit,
+    spaces after a unit are skipped, a space after digits is a unit); the last part's unit is
+    "" (its number is seconds). None: a character nginx takes for no unit."""
+    parts: list[tuple[str, str]] = []
+    digits = ""
+    index = 0
+    while index < len(text):
+        unit = text[index]
+        index += 1
+        if unit in "0123456789":
+            digits += unit
+            continue
+        if unit == "m" and text[index : index + 1] == "s":
+            unit, index = "ms", index + 1
+        if unit not in _ORDER:
+            return None
+        parts.append((digits, unit))
+        digits = ""
+        while text[index : index + 1] == " ":
+            index += 1
+    return [*parts, (digits, "")]
+
+
+def _unit_scale(unit: str, seconds: bool) -> int:
+    in_seconds = _TIME_UNITS.get(unit, 1)
+    return in_seconds if seconds or unit == "ms" else in_seconds * 1000
+
+
+def time(text: str, *, seconds: bool) -> int | None:
+    """ngx_parse_time: parts like 1h 30m, largest unit first, each unit once; a bare number
+    is seconds; ``seconds``: no ms, and the result is in seconds (else milliseconds)."""
+    parts = _time_parts(text)
+    if parts is None or not any(digits for digits, _ in parts):
+        return None
+    # In milliseconds nginx starts past "M": no years, no months.
+    step = -1 if seconds else _ORDER.index("M")
+    total = 0
+    for digits, unit in parts:
+        scale = _unit_scale(unit, seconds)
+        at = _ORDER.index(unit) if unit else len(_ORDER)
+        late = unit == " " and step >= _ORDER.index("s")
+        if (unit == "ms" and seconds) or at <= step or late:
+            return None
+        step = at
+        value = int(digits or "0")
+        if value > _MAX // scale or total > _MAX - value * scale:
+            return None
+        total += value * scale
+    return total
+
+
+def _one_of(choices: Sequence[str], text: str) -> bool:
+    # ngx_strcasecmp folds ASCII letters only.
+    def fold(word: str) -> str:
+        return word.translate(_ASCII_LOWER)
+
+    return fold(text) in {fold(choice) for choice in choices}
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_TIME_EXAMPLE = "e.g. 500ms, 30s, 1m 30s: units y M w d h m s ms, largest first, each once"
+_WORDS: dict[str, tuple[str, Callable[[str], object]]] = {
+    "number": ("a whole number (digits only)", number),
+    "size": ("a size: digits, then k or m (nginx's sizes here take no g)", size),
+    "offset": ("a size: digits, then k, m or g", offset),
+    "msec": (f"a time ({_TIME_EXAMPLE})", lambda text: time(text, seconds=False)),
+    "sec": (
+        f"a time of whole seconds ({_TIME_EXAMPLE.replace(' ms,', ',')}; no ms)",
+        lambda text: time(text, seconds=True),
+    ),
+}
+
+
+def value_problem(kind: str, choices: Sequence[str], args: Sequence[str]) -> str | None:
+    """Why nginx's ``kind`` slot refuses ``args`` (nginx: invalid value), or None."""
+    if kind in _WORDS:
+        words, parse = _WORDS[kind]
+        if parse(args[0]) is None:
+            return f"takes {words}, not {args[0]!r} (nginx: invalid value)"
+        return None
+    if kind == "bufs":
+        count, each = number(args[0]), size(args[1]) if len(args) > 1 else None
+        if not count or not each:
+            return (
+                "takes a number of buffers and the size of each, both above 0 (e.g. 8 16k), "
+                f"not {' '.join(args)!r} (nginx: invalid value)"
+            )
+        return None
+    wrong = [arg for arg in args[:1] if kind == "enum" and not _one_of(choices, arg)]
+    wrong += [arg for arg in args if kind == "bitmask" and not _one_of(choices, arg)]
+    if wrong:
+        many = "one of" if kind == "enum" else "any of"
+        return f"takes {many} {', '.join(choices)}, not {wrong[0]!r} (nginx: invalid value)"
+    return None
