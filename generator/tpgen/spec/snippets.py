@@ -157,7 +157,15 @@ def check_snippet(
     text: str, context: str, around: Surroundings | None = None
 ) -> list[tuple[int, str]]:
     """(line, message) of each thing in ``text`` that tpgen or nginx refuses in ``context``."""
-    around = around or Surroundings()
+    return _check(text, _tree(text), context, around or Surroundings())
+
+
+def _check(
+    text: str,
+    directives: tuple[Directive, ...] | SyntaxProblem,
+    context: str,
+    around: Surroundings,
+) -> list[tuple[int, str]]:
     if text.startswith(BYTE_ORDER_MARK):
         return [
             (
@@ -166,59 +174,63 @@ def check_snippet(
                 "its first directive (unknown directive): save it as UTF-8 without one",
             )
         ]
-    try:
-        directives = parse(text)
-    except SyntaxProblem as err:
-        return [(err.line, f"{err.message}: nginx -t would refuse it")]
-    found = dict(_by_directive(_refusals(directives, context, around.shadowed)))
+    if isinstance(directives, SyntaxProblem):
+        return [(directives.line, f"{directives.message}: nginx -t would refuse it")]
+    # Each directive once, tpgen's reason before nginx's, in the order the file reads.
+    order = {id(directive): index for index, directive in enumerate(_each(directives))}
     site = around.site or Site(context, frozenset())
-    nginx = refusals(directives, site.context, around.target, site)
-    for key, reason in _by_directive(nginx):
-        found.setdefault(key, reason)
-    return [(line, f"{name}: {reason}") for (line, _, name), reason in sorted(found.items())]
+    found: dict[int, tuple[Directive, str]] = {}
+    for directive, reason in (
+        *_refusals(directives, context, around.shadowed),
+        *refusals(directives, site.context, around.target, site),
+    ):
+        found.setdefault(order[id(directive)], (directive, reason))
+    return [(d.line, f"{d.name}: {reason}") for _, (d, reason) in sorted(found.items())]
 
 
-def _by_directive(
-    refused: Iterator[tuple[Directive, str]],
-) -> Iterator[tuple[tuple[int, int, str], str]]:
-    # id() keeps two directives of one line apart; the line sorts them as the file reads.
-    for directive, reason in refused:
-        yield (directive.line, id(directive), directive.name), reason
+def _each(directives: tuple[Directive, ...]) -> Iterator[Directive]:
+    for directive in directives:
+        yield directive
+        if directive.block is not None:
+            yield from _each(directive.block)
+
+
+def _tree(text: str) -> tuple[Directive, ...] | SyntaxProblem:
+    try:
+        return parse(text)
+    except SyntaxProblem as err:
+        return err
+
+
+@dataclass(frozen=True)
+class _Snippet:
+    """One extra file as read: its text (None: not here and not required, or refused), parsed
+    once for all that reads it."""
+
+    where: tuple[str, str, int]
+    path: str
+    text: str | None
+    tree: tuple[Directive, ...] | SyntaxProblem = ()
+    refused: tuple[Problem, ...] = ()
+
+    @property
+    def directives(self) -> tuple[Directive, ...]:
+        """Its directives; none where it does not parse (its check says why)."""
+        return () if isinstance(self.tree, SyntaxProblem) else self.tree
 
 
 def _read(
     where: tuple[str, str, int], path: str, locate: Callable[[str], str], required: bool
-) -> tuple[str | None, list[Problem]]:
-    """The snippet's text (None: not here and not required, or refused)."""
+) -> _Snippet:
     located = locate(path)
     if not required and not os.path.lexists(located):
-        return None, []
+        return _Snippet(where, path, None)
     try:
-        return read_text_file(located, SNIPPET_LIMIT), []
+        text = read_text_file(located, SNIPPET_LIMIT)
     except FileRefused as err:
-        return None, [problem(where, f"{shown_path(path, locate)}: {err.message}: {_FIX_FILE}")]
-
-
-def _loads_modules(text: str) -> bool:
-    try:
-        return any(directive.name == "load_module" for directive in parse(text))
-    except SyntaxProblem:
-        return False
-
-
-def _defined(text: str) -> frozenset[str]:
-    try:
-        return defined_variables(parse(text), text)
-    except SyntaxProblem:
-        return frozenset()
-
-
-def _top_site(context: str, text: str) -> Site:
-    """What a snippet sets in the block it is included in (for the snippets after it)."""
-    try:
-        return block_site(context, parse(text))
-    except SyntaxProblem:
-        return Site(context, frozenset())
+        refusal = problem(where, f"{shown_path(path, locate)}: {err.message}: {_FIX_FILE}")
+        return _Snippet(where, path, None, refused=(refusal,))
+    return _Snippet(where, path, text, _tree(text))
 
 
 def snippet_problems(
@@ -237,39 +249,40 @@ def snippet_problems(
     ``shadowed_by_tpgen``. ``config``: tpgen's rendered config, for the blocks that include
     each snippet (what they set already) and the variables it defines.
     """
-    problems: list[Problem] = []
-    read: list[tuple[tuple[str, str, int], str, str | None, list[Problem]]] = []
-    for context in EXTRA_CONTEXTS:
-        for index, path in enumerate(getattr(spec.extra, context)):
-            if only is None or path in only:
-                where = ("extra", context, index)
-                read.append((where, path, *_read(where, path, locate, required)))
+    read = [
+        _read(("extra", context, index), path, locate, required)
+        for context in EXTRA_CONTEXTS
+        for index, path in enumerate(getattr(spec.extra, context))
+        if only is None or path in only
+    ]
+    here = [snippet for snippet in read if snippet.text is not None]
     foreign = any(
-        where[1] == "main" and text is not None and _loads_modules(text)
-        for where, _, text, _ in read
+        snippet.where[1] == "main" and any(d.name == "load_module" for d in snippet.directives)
+        for snippet in here
     )
     tree = parse(config) if config is not None else ()
-    sites = include_sites(tree)
     defined = None
     if config is not None and not foreign:
         defined = defined_variables(tree, config).union(
-            *(_defined(text) for _, _, text, _ in read if text is not None)
+            *(defined_variables(snippet.directives, snippet.text or "") for snippet in here)
         )
     target = Target(version_tuple(spec.nginx.version), unchecked_names=foreign, defined=defined)
+    sites = include_sites(tree)
     before: dict[str, Site] = {}
-    for where, path, text, refused in read:
-        problems.extend(refused)
-        if text is None:
+    problems: list[Problem] = []
+    for snippet in read:
+        problems.extend(snippet.refused)
+        if snippet.text is None:
             continue
-        context = where[1]
-        site = (sites.get(path) or Site(context, frozenset())).joined(before.get(context))
+        context = snippet.where[1]
+        site = (sites.get(snippet.path) or Site(context, frozenset())).joined(before.get(context))
         around = Surroundings((shadowed or {}).get(context, {}), target, site)
-        found = check_snippet(text, context, around)
-        before[context] = _top_site(context, text).joined(before.get(context))
-        shown = shown_path(path, locate)
+        found = _check(snippet.text, snippet.tree, context, around)
+        before[context] = block_site(context, snippet.directives).joined(before.get(context))
+        shown = shown_path(snippet.path, locate)
         for line, message in found[:SHOWN_PER_SNIPPET]:
-            problems.append(problem(where, f"{shown} line {line}: {message}"))
+            problems.append(problem(snippet.where, f"{shown} line {line}: {message}"))
         if len(found) > SHOWN_PER_SNIPPET:
             more = len(found) - SHOWN_PER_SNIPPET
-            problems.append(problem(where, f"{shown}: {more} more refusals like these"))
+            problems.append(problem(snippet.where, f"{shown}: {more} more refusals like these"))
     return problems
