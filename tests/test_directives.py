@@ -31,6 +31,7 @@ from .nginx_tables import (
     on_host,
     unknown_variables,
     value_disagreements,
+    write_configs,
 )
 from .specs import spec
 
@@ -285,6 +286,27 @@ def test_every_standard_value_is_parsed_as_the_real_nginx_parses_it(
     samples and random text: tpgen refuses exactly what nginx's parser refuses."""
     version = nginx_version([nginx_binary])
     assert value_disagreements(on_host(nginx_binary), tmp_path, version) == []
+
+
+@pytest.mark.parametrize("context", ["location", "http"])
+def test_a_word_or_comment_too_long_for_nginx_s_buffer_is_refused_where_nginx_refuses_it(
+    nginx_binary: str, tmp_path: Path, context: str
+) -> None:
+    """nginx reads a word or # comment into 4096 bytes, counted from its quote or #."""
+    texts = [
+        f"add_header X {'b' * 4095};\n",
+        f"add_header X {'b' * 4096};\n",
+        f'add_header X "{"b" * 4094}";\n',
+        f'add_header X "{"b" * 4095}";\n',
+        f"#{'c' * 4094}\nadd_header X y;\n",
+        f"#{'c' * 4095}\nadd_header X y;\n",
+        f"add_header X {'é' * 2047}b;\n",  # bytes, not characters
+        f"add_header X {'é' * 2048};\n",
+    ]
+    said = on_host(nginx_binary)(write_configs(tmp_path, [(context, text) for text in texts]))
+    refused = [bool(check_snippet(text, context)) for text in texts]
+    assert refused == [False, True] * 4
+    assert [verdict != "taken" for verdict in said] == refused
 
 
 def test_every_variable_of_the_table_is_one_the_real_nginx_knows(

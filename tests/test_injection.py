@@ -438,6 +438,23 @@ def test_a_hostile_spec_file_name_stays_inside_the_header_comment(
     assert second.startswith("# change the spec")
 
 
+def test_a_long_non_ascii_spec_path_is_cut_in_the_header_not_past_nginx_s_buffer(
+    tmp_path: Path, nginx_binary: str
+) -> None:
+    # 9 folders of 120 "é": 2,200 bytes of path, 4 characters each once escaped — a header
+    # line nginx read as one 9,000-byte comment and refused (too long parameter).
+    folder = tmp_path.joinpath(*["é" * 120] * 9)
+    folder.mkdir(parents=True)
+    spec = folder / "spec.yaml"
+    spec.write_text(_yaml(BASES["vod"]), encoding="utf-8")
+    code, out, err = _run(["render", str(spec)])
+    assert code == 0, err
+    first = out.splitlines()[0]
+    assert len(first.encode()) < 4096 - 1
+    assert first.endswith("... for node-3 — do not edit:")
+    assert "\\xe9" in first
+
+
 def test_a_newline_in_the_file_name_is_shown_escaped(tmp_path: Path) -> None:
     spec = tmp_path / "spec\nuser root;.yaml"
     spec.write_text(_yaml(BASES["vod"]), encoding="utf-8")

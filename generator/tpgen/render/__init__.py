@@ -76,8 +76,14 @@ _WHAT = {
     "server_name": "a host name, or *. and a host name",
     "ciphers": "OpenSSL cipher names separated by colons",
 }
-# nginx's NGX_CONF_BUFFER: a longer token fails nginx -t ("too long parameter").
-TOKEN_MAX = 4096
+# nginx reads a token (and a # comment) into its 4096-byte NGX_CONF_BUFFER: one of 4096 bytes
+# or more, counted from its opening quote or #, fails nginx -t ("too long parameter"). 4094
+# leaves room for the quote of a quoted one.
+TOKEN_MAX = 4094
+# A value shown in a comment, escaped: the header line holds two (the spec's path and the
+# node's name) within nginx's limit for the whole line.
+COMMENT_VALUE_MAX = 1024
+_CUT = "..."
 
 
 class UnsafeValue(ValueError):
@@ -93,14 +99,21 @@ class Token(str):
 def _comment(value: str) -> str:
     # Printable ASCII stays; everything else (newlines, NUL, U+2028, undecodable bytes that
     # Python carries as surrogates) is shown as a Python escape, so the comment stays one line.
-    out = []
-    for ch in value[:TOKEN_MAX]:
+    # Cut after escaping (an escape is up to 10 characters), never inside an escape.
+    out: list[str] = []
+    length = 0
+    for ch in value:
         if ch == "\\":
-            out.append("\\\\")
+            shown = "\\\\"
         elif " " <= ch <= "~":
-            out.append(ch)
+            shown = ch
         else:
-            out.append(ch.encode("unicode_escape").decode("ascii"))
+            shown = ch.encode("unicode_escape").decode("ascii")
+        if length + len(shown) > COMMENT_VALUE_MAX - len(_CUT):
+            out.append(_CUT)
+            break
+        out.append(shown)
+        length += len(shown)
     return "".join(out)
 
 

@@ -17,6 +17,9 @@ _SPACE = " \t\r\n"
 # Blocks in blocks: a config needs a few (server, location, if); past this a file is hostile.
 MAX_DEPTH = 32
 _UNESCAPE = {'"': '"', "'": "'", "\\": "\\", "t": "\t", "r": "\r", "n": "\n"}
+# nginx reads into a 4096-byte buffer (NGX_CONF_BUFFER): a word or # comment that fills it,
+# counted from its opening quote or #, is "too long parameter".
+LONGEST = 4095
 
 
 class SyntaxProblem(ValueError):
@@ -79,8 +82,10 @@ class _Lexer:
             if char in _SPACE:
                 self._next()
             elif char == "#":
+                start = self.pos
                 while self.pos < len(self.text) and self.text[self.pos] != "\n":
                     self.pos += 1
+                self._fits(start, self.pos, "# comment")
             elif char in ";{}":
                 found.append((char, self.line))
                 self._next()
@@ -90,8 +95,16 @@ class _Lexer:
                 found.append(self._word())
         return found
 
+    def _fits(self, start: int, end: int, what: str) -> None:
+        size = len(self.text[start:end].encode("utf-8", "surrogatepass"))
+        if size > LONGEST:
+            raise SyntaxProblem(
+                self.line,
+                f"a {what} of {size} bytes: nginx reads at most {LONGEST} (too long parameter)",
+            )
+
     def _word(self) -> Word:
-        line, raw = self.line, []
+        line, raw, start = self.line, [], self.pos
         variable = False
         while self.pos < len(self.text):
             char = self.text[self.pos]
@@ -102,9 +115,11 @@ class _Lexer:
             if char == "\\" and self.pos < len(self.text):
                 raw.append(self._next())
             variable = char == "$"
+        self._fits(start, self.pos, "word")
         return Word(_unescape("".join(raw)), line, quoted=False)
 
     def _quoted(self) -> Word:
+        start = self.pos
         line, quote = self.line, self._next()
         raw: list[str] = []
         while True:
@@ -112,6 +127,7 @@ class _Lexer:
                 raise SyntaxProblem(line, f"a {quote} quote is never closed")
             char = self._next()
             if char == quote:
+                self._fits(start, self.pos - 1, "quoted word")
                 break
             raw.append(char)
             if char == "\\" and self.pos < len(self.text):
