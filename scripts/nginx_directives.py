@@ -32,6 +32,18 @@ DEFINE = re.compile(r"^#define\s+(NGX_\w+)\s+(0x[0-9a-fA-F]+|\([^)]*\)[^\n]*?)\s
 COMMAND = re.compile(r'\{\s*ngx_string\("([^"]+)"\),(.*?)\}', re.S)
 CHOICES = re.compile(r"ngx_conf_(?:enum|bitmask)_t\s+(\w+)\[\]\s*=\s*\{(.*?)\n\};", re.S)
 CHOICE = re.compile(r'ngx_string\("([^"]+)"\)')
+# What a handler calls when it compiles its arguments as scripts with variables (or keeps
+# them for its merge to compile, as keyval's proxy_set_header): a handler that calls none of
+# these, itself or through the functions it calls, never looks a $variable up.
+SCRIPTING = re.compile(
+    r"compile_complex_value|script_compile|script_variables_count|get_variable_index"
+    r"|set_complex_value|set_predicate_slot|log_compile_format|ngx_conf_set_keyval_slot"
+)
+# Compiling a regex defines its named captures: it looks no variable up.
+DEFINING_ONLY = frozenset({"ngx_http_regex_compile"})
+FUNCTION = re.compile(r"^(\w+)\([^;{]*?\)\n\{\n(.*?)\n\}", re.M | re.S)
+CALL = re.compile(r"\b(\w+)\(")
+DELEGATE = re.compile(r"^    rv = (\w+)\(cf, cmd, conf\);$", re.M)
 # The standard handlers (ngx_conf_file.c) and the value each parses; "enum" and "bitmask" take
 # the names of the table in the command's post field.
 SLOTS = {
@@ -50,7 +62,7 @@ MODULE = re.compile(
     re.S,
 )
 HANDLER = re.compile(
-    r"^(\w+)\(ngx_conf_t \*cf, ngx_command_t \*cmd, void \*conf\)\n\{\n(.*?)\n\}", re.M | re.S
+    r"^(\w+)\(ngx_conf_t \*cf,\s+ngx_command_t \*cmd,\s+void \*conf\)\n\{\n(.*?)\n\}", re.M | re.S
 )
 VARIABLES = re.compile(r"ngx_http_variable_t\s+\w+\[\]\s*=\s*\{(.*?)\n\};", re.S)
 VARIABLE = re.compile(r'\{\s*ngx_string\("([^"]+)"\)([^}]*)\}', re.S)
@@ -166,12 +178,17 @@ def refuses_duplicate(handlers: dict[str, str], handler: str) -> bool:
     """Whether the handler refuses a plain second use ("is duplicate" where nothing but "set
     before" leads): not a repeat of a list whose "off" or values it compares (proxy_redirect
     after "off", limit_req of the same zone)."""
-    lines = handlers.get(handler, "").split("\n")
-    return any(
+    body = handlers.get(handler, "")
+    lines = body.split("\n")
+    plain = any(
         _plain_repeat(lines, index)
         for index, line in enumerate(lines)
         if line.strip() == 'return "is duplicate";'
     )
+    # A handler that first hands the directive to another (ngx_http_set_complex_value_size_slot
+    # to ngx_http_set_complex_value_slot) refuses what that one refuses.
+    delegates = DELEGATE.findall(body)
+    return plain or any(refuses_duplicate(handlers, name) for name in delegates if name != handler)
 
 
 def _indent(line: str) -> int:
@@ -219,8 +236,24 @@ def _value(handler: str, post: str, choices: dict[str, list[str]]) -> dict[str, 
     return {"value": kind} if kind else {}
 
 
+def scripting(functions: dict[str, str], handler: str, depth: int = 3) -> bool:
+    """Whether the handler, or a function it calls (``depth`` calls deep), compiles scripts."""
+    if SCRIPTING.search(handler):
+        return True
+    body = functions.get(handler, "")
+    if SCRIPTING.search(body):
+        return True
+    callees = {
+        name
+        for name in CALL.findall(body)
+        if name in functions and name != handler and name not in DEFINING_ONLY
+    }
+    return depth > 0 and any(scripting(functions, name, depth - 1) for name in callees)
+
+
 def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
     flags = flag_values(texts)
+    functions = {name: body for text in texts.values() for name, body in FUNCTION.findall(text)}
     handlers = {name: body for text in texts.values() for name, body in HANDLER.findall(text)}
     choices = {
         table: CHOICE.findall(body)
@@ -252,6 +285,7 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
                         "block": bool(mask & flags["NGX_CONF_BLOCK"]),
                         "once": refuses_duplicate(handlers, handler),
                         "on_off": handler == "ngx_conf_set_flag_slot",
+                        "literal": not scripting(functions, handler),
                         **_value(handler, post, choices),
                     },
                 )

@@ -58,6 +58,8 @@ def _reasons(text: str, context: str, version: tuple[int, ...] = V122) -> list[s
         ("location", "gzip on; gzip off;", "is set twice in this location block"),
         ("server", "location /a { } location ^~ /a { }", "a second prefix location '/a'"),
         ("http", "log_format a x; log_format a y;", "a second log_format 'a'"),
+        ("location", "limit_req zone=z; limit_req zone=z burst=5;", "a second limit_req 'z'"),
+        ("location", "limit_conn perip 10; limit_conn perip 20;", "a second limit_conn 'perip'"),
         # Inside the blocks a snippet opens, with their own contexts.
         ("http", "server { location / { worker_processes 2; } }", "is not allowed in location"),
         (
@@ -207,6 +209,9 @@ def _variables(text: str, defined: str = "", version: tuple[int, ...] = V122) ->
         "rewrite ^/x$y /z;",
         "location ~ ^/a$b { }",
         "return 200 $;",  # a lone $ is literal
+        # Handlers that keep text as text never look a variable up.
+        "server_name $not_a_variable; uwsgi_ssl_trusted_certificate $neither;",
+        "ssl_certificate_key $compiled_only_beside_a_certificate.key;",
         "location / { perl 'sub { my $r = shift; $r->print($r->uri) }'; }",  # perl's code
     ],
 )

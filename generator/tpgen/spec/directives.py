@@ -59,10 +59,10 @@ _REFERENCE = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # Named captures of a PCRE regex become variables wherever the regex is.
 _CAPTURE = re.compile(r"\(\?P?(?:<([A-Za-z_][A-Za-z0-9_]*)>|'([A-Za-z_][A-Za-z0-9_]*)')")
 _REGEX_OPERATORS = ("~", "~*", "!~", "!~*")
-# Directives whose arguments nginx reads as regexes, names or code, never as variables.
-NO_SCRIPT = frozenset(
-    {"location", "valid_referers", "perl", "perl_set", "perl_modules", "perl_require"}
-)
+# Scripting handlers whose arguments here are a regex or perl's code, not nginx's script.
+NO_SCRIPT = frozenset({"location", "perl_set"})
+# Their first argument is a regex (rewrite) or a name (log_format), not a script.
+NAMED_FIRST = frozenset({"rewrite", "log_format"})
 # Directives a distribution carries into an nginx older than nginx's own release of them, from
 # this version on: Debian's security updates of 1.22.1 (bookworm) and 1.26.3 (trixie) carry
 # max_headers (nginx 1.29.8) against request-header floods. An nginx built from nginx's own
@@ -94,6 +94,7 @@ class Command:
     # The value its handler parses, if a standard one (directive_values), and its names.
     value: str | None = None
     choices: tuple[str, ...] = ()
+    literal: bool = False  # its handler keeps text as text: no $variable is ever looked up
 
     def in_version(self, version: Version) -> bool:
         return self.since <= version and (self.until is None or version <= self.until)
@@ -130,6 +131,7 @@ def commands() -> dict[str, tuple[Command, ...]]:
                 until=_span(entry)[1],
                 value=entry.get("value"),
                 choices=tuple(entry.get("choices", ())),
+                literal=entry.get("literal", False),
             )
             for entry in entries
         )
@@ -271,7 +273,7 @@ def _references(directive: Directive) -> Iterator[str]:
     if directive.name in NO_SCRIPT:
         return
     skipped = set()
-    if directive.name == "rewrite":
+    if directive.name in NAMED_FIRST:
         skipped.add(0)
     position = DEFINES.get(directive.name)
     if position is not None and directive.args:
@@ -389,7 +391,8 @@ def refusals(
             reason = _shape(directive, command) or _repeated(
                 directive, command, context, site, seen
             )
-            if reason is None and target.defined is not None and context in HTTP_CONTEXTS:
+            scripted = not command.literal and context in HTTP_CONTEXTS
+            if reason is None and target.defined is not None and scripted:
                 reason = _unknown_variable(directive, target.version, target.defined)
         seen.add(directive)
         if reason is not None:
@@ -442,12 +445,20 @@ def include_sites(directives: tuple[Directive, ...], context: str = "main") -> d
 
 def unique_key(directive: Directive) -> tuple[str, ...] | None:
     """What nginx allows once per block beyond "is duplicate": a log_format or upstream name,
-    a prefix or exact location's path (regex and named locations may repeat)."""
+    a limit_conn or limit_req zone, a prefix or exact location's path (regex and named
+    locations may repeat)."""
     args = directive.args
-    if directive.name in ("log_format", "upstream") and args:
+    if directive.name in ("log_format", "upstream", "limit_conn") and args:
         return (directive.name, args[0])
-    if directive.name != "location" or not args:
-        return None
+    if directive.name == "limit_req":
+        zones = [arg.removeprefix("zone=") for arg in args if arg.startswith("zone=")]
+        return ("limit_req", zones[0]) if zones else None
+    if directive.name == "location" and args:
+        return _location_key(args)
+    return None
+
+
+def _location_key(args: tuple[str, ...]) -> tuple[str, ...] | None:
     first = args[0]
     for modifier, kind in (("^~", "prefix"), ("=", "exact")):
         if first == modifier:
