@@ -23,7 +23,7 @@ from tpgen.spec.directives import (
 from tpgen.spec.edge import OLDEST_NGINX
 from tpgen.spec.load import spec_from_mapping
 from tpgen.spec.nginx_syntax import Directive, parse
-from tpgen.spec.snippets import REFUSED, Surroundings, check_snippet
+from tpgen.spec.snippets import REFUSED, Surroundings, check_snippet, snippet_problems
 
 from .nginx_tables import (
     directive_disagreements,
@@ -170,6 +170,33 @@ def test_a_loaded_module_lets_names_nginx_lacks_through() -> None:
     # Its own names only: nginx's still get their checks.
     found = refusals(parse("gzip maybe;"), "http", loaded)
     assert [reason for _, reason in found] == ["takes on or off, not 'maybe'"]
+
+
+def test_a_load_module_in_a_main_snippet_lifts_names_and_variables_for_every_snippet(
+    tmp_path: Path,
+) -> None:
+    location = tmp_path / "location.conf"
+    location.write_text("vhost_traffic_status_filter_by_host on;\nadd_header X $geoip2_city;\n")
+    main = tmp_path / "main.conf"
+    extra = {"location": [str(location)]}
+
+    def refused() -> list[str]:
+        node = spec_from_mapping(spec(extra=extra), "s.yaml")
+        plan = make_plan(node, "s.yaml")
+        found = snippet_problems(node, required=True, config=render_config(plan))
+        return [p.message.split(" line ", 1)[1] for p in found]
+
+    assert refused() == [
+        "1: vhost_traffic_status_filter_by_host: nginx has no such directive (unknown "
+        "directive): check the spelling; a third-party module's directive needs its "
+        "load_module in an extra.main snippet",
+        "2: add_header: uses $geoip2_city, which neither nginx 1.22.1 nor the config "
+        'defines (nginx: unknown "geoip2_city" variable): check the spelling, or define it '
+        "(set, map)",
+    ]
+    main.write_text("load_module modules/ngx_http_vhost_traffic_status_module.so;\n")
+    extra["main"] = [str(main)]
+    assert refused() == []
 
 
 def test_beside_tpgen_s_own_directives_a_second_one_names_tpgen() -> None:
