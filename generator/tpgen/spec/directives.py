@@ -59,7 +59,8 @@ _REFERENCE = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # Named captures of a PCRE regex become variables wherever the regex is.
 _CAPTURE = re.compile(r"\(\?P?(?:<([A-Za-z_][A-Za-z0-9_]*)>|'([A-Za-z_][A-Za-z0-9_]*)')")
 _REGEX_OPERATORS = ("~", "~*", "!~", "!~*")
-# Scripting handlers whose arguments here are a regex or perl's code, not nginx's script.
+# Arguments that are a regex or perl's code, not nginx's script (perl_set's handler compiles
+# nothing of them; location's regex only defines its captures).
 NO_SCRIPT = frozenset({"location", "perl_set"})
 # Their first argument is a regex (rewrite) or a name (log_format), not a script.
 NAMED_FIRST = frozenset({"rewrite", "log_format"})
