@@ -95,8 +95,9 @@ def verdict(returncode: int, output: str) -> str:
     if returncode == 0:
         return TAKEN
     found = next((said for said in _NGINX_SAYS if said in output), None)
-    if found is None and ("directive invalid number" in output or "invalid value" in output):
-        return "invalid value"  # what a standard handler's parser says
+    parsers = ("directive invalid number", "invalid value", "invalid return code")
+    if found is None and any(said in output for said in parsers):
+        return "invalid value"  # what a handler's parser says
     return found or "a value"
 
 

@@ -341,6 +341,22 @@ def test_a_word_or_comment_too_long_for_nginx_s_buffer_is_refused_where_nginx_re
     assert [verdict != "taken" for verdict in said] == refused
 
 
+RETURNS = [
+    "200", "404 gone", "301 https://example.net/", "https://example.net/", "$scheme://$host/",
+    "http://a", "999", "1000", "0", "00200", "-1", "abc", "abc def", "https://x y", "20x",
+    "9223372036854775808", "ftp://x", "$host", "302 $scheme://$host",
+]  # fmt: skip
+
+
+def test_return_codes_are_read_as_nginx_reads_them(nginx_binary: str, tmp_path: Path) -> None:
+    lines = [f"return {' '.join(map(repr, value.split(' ')))};\n" for value in RETURNS]
+    lines = [line.replace("'", '"') for line in lines]
+    said = on_host(nginx_binary)(write_configs(tmp_path, [("location", line) for line in lines]))
+    refused = [bool(_reasons(line, "location")) for line in lines]
+    assert refused.count(True) == 9
+    assert [verdict == "invalid value" for verdict in said] == refused
+
+
 def test_every_variable_of_the_table_is_one_the_real_nginx_knows(
     nginx_binary: str, tmp_path: Path
 ) -> None:

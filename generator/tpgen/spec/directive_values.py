@@ -141,3 +141,21 @@ def value_problem(kind: str, choices: Sequence[str], args: Sequence[str]) -> str
         many = "one of" if kind == "enum" else "any of"
         return f"takes {many} {', '.join(choices)}, not {wrong[0]!r} (nginx: invalid value)"
     return None
+
+
+# A redirect without a code (302) starts so (ngx_http_rewrite_return).
+_REDIRECT_STARTS = ("http://", "https://", "$scheme")
+
+
+def return_problem(args: Sequence[str]) -> str | None:
+    """Why ngx_http_rewrite_return refuses ``return ARGS`` (invalid return code), or None."""
+    code = number(args[0])
+    if code is None and len(args) == 1 and args[0].startswith(_REDIRECT_STARTS):
+        return None
+    if code is None or code > 999:
+        return (
+            "takes a status code of up to three digits (return 404; return 301 URL; return "
+            f"200 TEXT) or a URL alone (http://, https:// or $scheme…), not {args[0]!r} "
+            "(nginx: invalid return code)"
+        )
+    return None

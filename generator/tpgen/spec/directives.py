@@ -18,7 +18,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from tpgen.spec.directive_values import value_problem
+from tpgen.spec.directive_values import return_problem, value_problem
 from tpgen.spec.nginx_syntax import Directive
 
 Version = tuple[int, ...]
@@ -236,10 +236,17 @@ def _shape(directive: Directive, command: Command) -> str | None:
             f"takes {_counts(command.args)}, not {len(directive.args)} (nginx: invalid number "
             "of arguments)"
         )
+    return None
+
+
+def _value(directive: Directive, command: Command, context: str) -> str | None:
+    """What the handler's parser refuses of the arguments (their count is right)."""
     if command.on_off and directive.args[0].lower() not in ("on", "off"):
         return f"takes on or off, not {directive.args[0]!r}"
     if command.value is not None:
         return value_problem(command.value, command.choices, directive.args)
+    if directive.name == "return" and context in HTTP_CONTEXTS:
+        return return_problem(directive.args)
     return None
 
 
@@ -389,8 +396,10 @@ def refusals(
     for directive in directives:
         command, reason = _command(directive, context, target)
         if command is not None:
-            reason = _shape(directive, command) or _repeated(
-                directive, command, context, site, seen
+            reason = (
+                _shape(directive, command)
+                or _value(directive, command, context)
+                or _repeated(directive, command, context, site, seen)
             )
             scripted = not command.literal and context in HTTP_CONTEXTS
             if reason is None and target.defined is not None and scripted:
