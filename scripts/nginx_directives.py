@@ -61,9 +61,6 @@ MODULE = re.compile(
     r"ngx_module_t\s+\w+\s*=\s*\{\s*NGX_MODULE_V1\s*,\s*[^,]+,\s*(\w+)\s*,\s*(NGX_\w+_MODULE)\s*,",
     re.S,
 )
-HANDLER = re.compile(
-    r"^(\w+)\(ngx_conf_t \*cf,\s+ngx_command_t \*cmd,\s+void \*conf\)\n\{\n(.*?)\n\}", re.M | re.S
-)
 VARIABLES = re.compile(r"ngx_http_variable_t\s+\w+\[\]\s*=\s*\{(.*?)\n\};", re.S)
 VARIABLE = re.compile(r'\{\s*ngx_string\("([^"]+)"\)([^}]*)\}', re.S)
 FIXED_NAME = re.compile(r'ngx_str_t\s+(\w+)\s*=\s*ngx_string\("([^"]+)"\)')
@@ -174,11 +171,11 @@ def arguments(mask: int, flags: dict[str, int]) -> str:
     return ",".join(counts)
 
 
-def refuses_duplicate(handlers: dict[str, str], handler: str) -> bool:
+def refuses_duplicate(functions: dict[str, str], handler: str) -> bool:
     """Whether the handler refuses a plain second use ("is duplicate" where nothing but "set
     before" leads): not a repeat of a list whose "off" or values it compares (proxy_redirect
     after "off", limit_req of the same zone)."""
-    body = handlers.get(handler, "")
+    body = functions.get(handler, "")
     lines = body.split("\n")
     plain = any(
         _plain_repeat(lines, index)
@@ -188,7 +185,7 @@ def refuses_duplicate(handlers: dict[str, str], handler: str) -> bool:
     # A handler that first hands the directive to another (ngx_http_set_complex_value_size_slot
     # to ngx_http_set_complex_value_slot) refuses what that one refuses.
     delegates = DELEGATE.findall(body)
-    return plain or any(refuses_duplicate(handlers, name) for name in delegates if name != handler)
+    return plain or any(refuses_duplicate(functions, name) for name in delegates if name != handler)
 
 
 def _indent(line: str) -> int:
@@ -254,7 +251,6 @@ def scripting(functions: dict[str, str], handler: str, depth: int = 3) -> bool:
 def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
     flags = flag_values(texts)
     functions = {name: body for text in texts.values() for name, body in FUNCTION.findall(text)}
-    handlers = {name: body for text in texts.values() for name, body in HANDLER.findall(text)}
     choices = {
         table: CHOICE.findall(body)
         for text in texts.values()
@@ -283,7 +279,7 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
                         "contexts": contexts,
                         "args": arguments(mask, flags),
                         "block": bool(mask & flags["NGX_CONF_BLOCK"]),
-                        "once": refuses_duplicate(handlers, handler),
+                        "once": refuses_duplicate(functions, handler),
                         "on_off": handler == "ngx_conf_set_flag_slot",
                         "literal": not scripting(functions, handler),
                         **_value(handler, post, choices),
