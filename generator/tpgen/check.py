@@ -28,7 +28,7 @@ from tpgen.spec.certs import (
     write_throwaway_pair,
     write_throwaway_ticket_key,
 )
-from tpgen.spec.edge import HTTP2_DIRECTIVE_SINCE
+from tpgen.spec.edge import HTTP2_DIRECTIVE_SINCE, version_text
 from tpgen.spec.model import is_ip_host
 from tpgen.spec.snippets import SNIPPET_LIMIT
 
@@ -98,7 +98,7 @@ def _unfit(plan: Plan, nginx: str, built: str) -> str | None:
         needs.append("QUIC listens (--with-http_v3_module)")
     if not needs:
         return None
-    shown = ".".join(map(str, version)) if found else "of unknown version"
+    shown = version_text(version) if found else "of unknown version"
     return (
         f"the config is for a newer nginx (nginx.version in the spec): it uses "
         f"{' and '.join(needs)}, which {nginx} ({shown}) does not take; point {NGINX_ENV} at "

@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Any
 
 from tpgen.spec.directive_values import return_problem, value_problem
+from tpgen.spec.edge import version_text, version_tuple
 from tpgen.spec.nginx_syntax import Directive
 
 Version = tuple[int, ...]
@@ -98,11 +99,11 @@ class Command:
     literal: bool = False  # its handler keeps text as text: no $variable is ever looked up
 
     def in_version(self, version: Version) -> bool:
-        return self.since <= version and (self.until is None or version <= self.until)
+        return _covers(self.since, self.until, version)
 
 
-def _version(text: str) -> Version:
-    return tuple(int(part) for part in text.split("."))
+def _covers(since: Version, until: Version | None, version: Version) -> bool:
+    return since <= version and (until is None or version <= until)
 
 
 @cache
@@ -114,7 +115,7 @@ def _table() -> dict[str, Any]:
 
 def _span(entry: Mapping[str, Any]) -> tuple[Version, Version | None]:
     until = entry["until"]
-    return _version(entry["since"]), None if until is None else _version(until)
+    return version_tuple(entry["since"]), None if until is None else version_tuple(until)
 
 
 @cache
@@ -148,8 +149,7 @@ def http_variables(version: Version) -> tuple[frozenset[str], tuple[str, ...]]:
     prefixes: set[str] = set()
     for name, entries in _table()["variables"].items():
         for entry in entries:
-            since, until = _span(entry)
-            if since <= version and (until is None or version <= until):
+            if _covers(*_span(entry), version):
                 (prefixes if entry["prefix"] else names).add(name)
     return frozenset(names), tuple(sorted(prefixes))
 
@@ -161,10 +161,6 @@ def present(name: str, version: Version) -> tuple[Command, ...]:
     if not found and name in BACKPORTED and version >= BACKPORTED[name]:
         return tuple(command for command in known if command.until is None)
     return found
-
-
-def _dotted(version: Version) -> str:
-    return ".".join(map(str, version))
 
 
 def _place(context: str) -> str:
@@ -210,13 +206,13 @@ def _unknown(name: str, version: Version, unchecked: bool) -> str | None:
         first = min(command.since for command in found)
         if version < first:
             return (
-                f"nginx {_dotted(version)} has no such directive (it came in {_dotted(first)}): "
-                "set nginx.version to the node's nginx, or remove it"
+                f"nginx {version_text(version)} has no such directive (it came in "
+                f"{version_text(first)}): set nginx.version to the node's nginx, or remove it"
             )
         last = max(command.until or version for command in found)
         return (
-            f"nginx {_dotted(version)} has no such directive (the last nginx with it is "
-            f"{_dotted(last)}): remove it"
+            f"nginx {version_text(version)} has no such directive (the last nginx with it is "
+            f"{version_text(last)}): remove it"
         )
     if unchecked:
         return None  # a module the snippets load may bring it: nginx -t on the node says
@@ -305,7 +301,7 @@ def _unknown_variable(
         if name.startswith(prefixes):
             continue
         return (
-            f"uses ${variable}, which neither nginx {_dotted(version)} nor the config defines "
+            f"uses ${variable}, which neither nginx {version_text(version)} nor the config defines "
             f'(nginx: unknown "{name}" variable): check the spelling, or define it (set, map)'
         )
     return None

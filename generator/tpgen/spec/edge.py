@@ -24,6 +24,11 @@ def version_tuple(version: str | None) -> tuple[int, ...]:
     return parts + (0,) * (3 - len(parts))
 
 
+def version_text(version: tuple[int, ...]) -> str:
+    """(1, 22, 1) → ``1.22.1``."""
+    return ".".join(map(str, version))
+
+
 def sockets(listen: Listen) -> tuple[str, ...]:
     """The addresses one listen binds: ``*`` is both families' wildcard."""
     return ("0.0.0.0", "::") if listen.address == DUAL_STACK else (listen.address,)

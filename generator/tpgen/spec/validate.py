@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tpgen.errors import Path, Problem, format_path, problem
-from tpgen.spec.edge import OLDEST_NGINX, edge_problems, version_tuple
+from tpgen.spec.edge import OLDEST_NGINX, edge_problems, version_text, version_tuple
 from tpgen.spec.model import CachePolicy, Extra, NodeSpec, Origin, is_ip_host
 from tpgen.spec.paths import NGINX_ERROR_LOG, NGINX_LOGS, is_within
 from tpgen.spec.units import human_size
@@ -170,7 +170,7 @@ def _file_kinds(spec: NodeSpec) -> Iterator[Problem]:
 
 def _nginx_floor(spec: NodeSpec) -> Iterator[Problem]:
     if spec.nginx.version and version_tuple(spec.nginx.version) < OLDEST_NGINX:
-        oldest = ".".join(map(str, OLDEST_NGINX))
+        oldest = version_text(OLDEST_NGINX)
         yield problem(
             ("nginx", "version"),
             f"nginx {spec.nginx.version} predates directives every config of tpgen's may use "
