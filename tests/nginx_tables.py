@@ -204,7 +204,8 @@ def _values(kind: str, choices: tuple[str, ...], rng: random.Random) -> list[str
     return [*_SAMPLES.get(kind, []), *made]
 
 
-def _literal(value: str) -> str:
+def quoted(value: str) -> str:
+    """``value`` as one single-quoted nginx word."""
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
@@ -220,7 +221,7 @@ def value_cases(version: Version, seed: int = 0) -> list[tuple[str, str, str]]:
                 continue
             for value in _values(command.value, command.choices, rng):
                 words = value.split(" ") if command.value in ("bufs", "bitmask") else [value]
-                cases.append((name, contexts[0], f"{name} {' '.join(map(_literal, words))};\n"))
+                cases.append((name, contexts[0], f"{name} {' '.join(map(quoted, words))};\n"))
     return cases
 
 

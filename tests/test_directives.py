@@ -29,6 +29,7 @@ from .nginx_tables import (
     directive_disagreements,
     nginx_version,
     on_host,
+    quoted,
     unknown_variables,
     value_disagreements,
     write_configs,
@@ -349,8 +350,7 @@ RETURNS = [
 
 
 def test_return_codes_are_read_as_nginx_reads_them(nginx_binary: str, tmp_path: Path) -> None:
-    lines = [f"return {' '.join(map(repr, value.split(' ')))};\n" for value in RETURNS]
-    lines = [line.replace("'", '"') for line in lines]
+    lines = [f"return {' '.join(map(quoted, value.split(' ')))};\n" for value in RETURNS]
     said = on_host(nginx_binary)(write_configs(tmp_path, [("location", line) for line in lines]))
     refused = [bool(_reasons(line, "location")) for line in lines]
     assert refused.count(True) == 9
@@ -368,16 +368,12 @@ def test_every_variable_of_the_table_is_one_the_real_nginx_knows(
     assert len(unknown) < 20
 
 
-def _literal(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def _line(directive: Directive) -> str:
-    return " ".join([directive.name, *map(_literal, directive.args)]) + ";\n"
+    return " ".join([directive.name, *map(quoted, directive.args)]) + ";\n"
 
 
 def _own_directives(text: str) -> dict[str, Directive]:
-    """Per snippet path, nothing; per context of an include, tpgen's one-line directives there."""
+    """tpgen's one-line directives in each block that includes a snippet, keyed "PATH NAME"."""
     found: dict[str, Directive] = {}
 
     def walk(directives: tuple[Directive, ...], context: str) -> None:
