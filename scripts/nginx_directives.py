@@ -55,6 +55,8 @@ SLOTS = {
     "ngx_conf_set_bufs_slot": "bufs",
     "ngx_conf_set_enum_slot": "enum",
     "ngx_conf_set_bitmask_slot": "bitmask",
+    # The one custom handler ported (spec/directive_values.py): HTTP return's status code.
+    "ngx_http_rewrite_return": "return",
 }
 TABLE = re.compile(r"ngx_command_t\s+(\w+)\[\]\s*=\s*\{(.*?)\n\};", re.S)
 MODULE = re.compile(

@@ -120,23 +120,26 @@ _WORDS: dict[str, tuple[str, Callable[[str], object]]] = {
 }
 
 
-def value_problem(kind: str, choices: Sequence[str], args: Sequence[str]) -> str | None:
-    """Why nginx's ``kind`` slot refuses ``args`` (nginx: invalid value), or None."""
-    if kind in _WORDS:
-        words, parse = _WORDS[kind]
-        if parse(args[0]) is None:
-            return f"takes {words}, not {args[0]!r} (nginx: invalid value)"
-        return None
-    if kind == "bufs":
-        count, each = number(args[0]), size(args[1]) if len(args) > 1 else None
-        if not count or not each:
-            return (
-                "takes a number of buffers and the size of each, both above 0 (e.g. 8 16k), "
-                f"not {' '.join(args)!r} (nginx: invalid value)"
-            )
-        return None
-    wrong = [arg for arg in args[:1] if kind == "enum" and not _one_of(choices, arg)]
-    wrong += [arg for arg in args if kind == "bitmask" and not _one_of(choices, arg)]
+def _parsed(kind: str, args: Sequence[str]) -> str | None:
+    words, parse = _WORDS[kind]
+    if parse(args[0]) is None:
+        return f"takes {words}, not {args[0]!r} (nginx: invalid value)"
+    return None
+
+
+def _bufs(args: Sequence[str]) -> str | None:
+    count, each = number(args[0]), size(args[1]) if len(args) > 1 else None
+    if not count or not each:
+        return (
+            "takes a number of buffers and the size of each, both above 0 (e.g. 8 16k), "
+            f"not {' '.join(args)!r} (nginx: invalid value)"
+        )
+    return None
+
+
+def _names(kind: str, choices: Sequence[str], args: Sequence[str]) -> str | None:
+    # enum reads its one argument, bitmask each of its arguments.
+    wrong = [arg for arg in (args[:1] if kind == "enum" else args) if not _one_of(choices, arg)]
     if wrong:
         many = "one of" if kind == "enum" else "any of"
         return f"takes {many} {', '.join(choices)}, not {wrong[0]!r} (nginx: invalid value)"
@@ -147,8 +150,8 @@ def value_problem(kind: str, choices: Sequence[str], args: Sequence[str]) -> str
 _REDIRECT_STARTS = ("http://", "https://", "$scheme")
 
 
-def return_problem(args: Sequence[str]) -> str | None:
-    """Why ngx_http_rewrite_return refuses ``return ARGS`` (invalid return code), or None."""
+def _return(args: Sequence[str]) -> str | None:
+    """ngx_http_rewrite_return's status code (invalid return code)."""
     code = number(args[0])
     if code is None and len(args) == 1 and args[0].startswith(_REDIRECT_STARTS):
         return None
@@ -159,3 +162,13 @@ def return_problem(args: Sequence[str]) -> str | None:
             "(nginx: invalid return code)"
         )
     return None
+
+
+def value_problem(kind: str, choices: Sequence[str], args: Sequence[str]) -> str | None:
+    """Why the handler that parses ``kind`` (the table's value of a directive) refuses
+    ``args``, as nginx words it, or None."""
+    if kind in _WORDS:
+        return _parsed(kind, args)
+    if kind in ("enum", "bitmask"):
+        return _names(kind, choices, args)
+    return {"bufs": _bufs, "return": _return}[kind](args)

@@ -18,7 +18,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from tpgen.spec.directive_values import return_problem, value_problem
+from tpgen.spec.directive_values import value_problem
 from tpgen.spec.edge import version_text, version_tuple
 from tpgen.spec.nginx_syntax import Directive
 
@@ -235,14 +235,12 @@ def _shape(directive: Directive, command: Command) -> str | None:
     return None
 
 
-def _value(directive: Directive, command: Command, context: str) -> str | None:
+def _value(directive: Directive, command: Command) -> str | None:
     """What the handler's parser refuses of the arguments (their count is right)."""
     if command.on_off and directive.args[0].lower() not in ("on", "off"):
         return f"takes on or off, not {directive.args[0]!r}"
     if command.value is not None:
         return value_problem(command.value, command.choices, directive.args)
-    if directive.name == "return" and context in HTTP_CONTEXTS:
-        return return_problem(directive.args)
     return None
 
 
@@ -394,7 +392,7 @@ def refusals(
         if command is not None:
             reason = (
                 _shape(directive, command)
-                or _value(directive, command, context)
+                or _value(directive, command)
                 or _repeated(directive, command, context, site, seen)
             )
             scripted = not command.literal and context in HTTP_CONTEXTS
