@@ -423,12 +423,11 @@ class Site:
 
 def block_site(context: str, directives: tuple[Directive, ...]) -> Site:
     """What a block's own directives set (its includes aside)."""
-    own = [directive for directive in directives if directive.name != "include"]
-    return Site(
-        context,
-        frozenset(directive.name for directive in own),
-        frozenset(key for key in map(unique_key, own) if key is not None),
-    )
+    seen = _Seen(set(), set())
+    for directive in directives:
+        if directive.name != "include":
+            seen.add(directive)
+    return Site(context, frozenset(seen.names), frozenset(seen.keys))
 
 
 def include_sites(directives: tuple[Directive, ...], context: str = "main") -> dict[str, Site]:
