@@ -56,6 +56,10 @@ class SizeType(SizeParam):
         return size
 
 
+# A file argument click only names: tpgen's own file rules answer for it in one line (click's
+# readable check refused a write-only -o target as "not readable").
+A_PATH = click.Path(readable=False)
+
 SINCE_HINT = "use a duration (30m, 2h, 1d) or a local time (2026-11-21 18:00)"
 
 
@@ -155,7 +159,7 @@ def cli(debug: bool) -> None:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(readable=False))
+@click.argument("spec", type=A_PATH)
 @click.option(
     "-o",
     "--output",
@@ -174,7 +178,7 @@ def cli(debug: bool) -> None:
 @click.option(
     "--diff",
     "diff_against",
-    type=click.Path(readable=False),
+    type=A_PATH,
     help="Print a unified diff against FILE; exit 1 if it differs. Writes nothing (not with -o).",
 )
 @click.option(
@@ -207,7 +211,7 @@ def render(
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(readable=False))
+@click.argument("spec", type=A_PATH)
 @click.option(
     "--tls-files",
     is_flag=True,
@@ -229,7 +233,7 @@ def validate(spec: str, tls_files: bool, extra_files: bool) -> int:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(readable=False))
+@click.argument("spec", type=A_PATH)
 def explain(spec: str) -> int:
     """Print every derived value of SPEC and the rule behind it."""
     from tpgen.commands.explain import explain as command
@@ -246,8 +250,8 @@ def schema() -> int:
 
 
 @cli.command()
-@click.argument("old_spec", type=click.Path(readable=False))
-@click.argument("new_spec", type=click.Path(readable=False))
+@click.argument("old_spec", type=A_PATH)
+@click.argument("new_spec", type=A_PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON object (moved_fraction, ...).")
 def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
     """How many cache keys change disk between OLD_SPEC and NEW_SPEC."""
@@ -257,7 +261,7 @@ def remap(old_spec: str, new_spec: str, as_json: bool) -> int:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(readable=False))
+@click.argument("spec", type=A_PATH)
 @click.argument("keys", nargs=-1, required=True)
 @click.option(
     "--offset",
@@ -273,7 +277,7 @@ def locate(spec: str, keys: Sequence[str], offset: int | None) -> int:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(readable=False))
+@click.argument("spec", type=A_PATH)
 @click.argument("keys", nargs=-1, required=True)
 @click.option("--dry-run", is_flag=True, help="Print the files; remove nothing.")
 @click.option(
@@ -299,7 +303,7 @@ def purge(spec: str, keys: Sequence[str], dry_run: bool, probe_size: int) -> int
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(readable=False))
+@click.argument("spec", type=A_PATH)
 @click.option(
     "--since",
     type=SinceType(),
@@ -365,7 +369,7 @@ def discover(**options: Any) -> int:
 
 
 @cli.command()
-@click.argument("spec", type=click.Path(readable=False))
+@click.argument("spec", type=A_PATH)
 @click.option(
     "--config",
     "config_path",
