@@ -3,8 +3,10 @@
 
 For every nginx release from tpgen's oldest supported one on, each module's command table
 (``ngx_command_t``): the directive's name, the contexts it is allowed in, the arguments it
-takes and whether a second one in the same block is refused ("is duplicate"); and the HTTP
-variables the modules define (a prefix one, like http_, stands for every name it starts).
+takes, whether a second one in the same block is refused ("is duplicate"), the value its
+handler parses (a standard slot, or a handler spec/directive_handlers.py ports) and the check
+its post handler adds; and the HTTP variables the modules define (a prefix one, like http_,
+stands for every name it starts) and whether a config may define one again.
 Versions where an entry is the same are merged into ranges.
 
     ./scripts/nginx_directives.py NGINX_GIT_DIR > generator/tpgen/data/nginx-directives.json
@@ -55,9 +57,53 @@ SLOTS = {
     "ngx_conf_set_bufs_slot": "bufs",
     "ngx_conf_set_enum_slot": "enum",
     "ngx_conf_set_bitmask_slot": "bitmask",
-    # The one custom handler ported (spec/directive_values.py): HTTP return's status code.
+    # The custom handlers ported (spec/directive_handlers.py).
     "ngx_http_rewrite_return": "return",
+    "ngx_http_core_location": "location",
+    "ngx_http_rewrite_if": "if",
+    "ngx_http_rewrite": "rewrite",
+    "ngx_http_core_server_name": "server_name",
+    "ngx_stream_core_server_name": "server_name",
+    "ngx_http_map_block": "map",
+    "ngx_stream_map_block": "map",
+    "ngx_http_proxy_redirect": "proxy_redirect",
+    "ngx_http_proxy_cookie_domain": "cookie_domain",
+    "ngx_http_proxy_cookie_path": "cookie_path",
+    "ngx_http_proxy_cookie_flags": "cookie_flags",
+    "ngx_http_valid_referers": "valid_referers",
+    "ngx_http_gzip_disable": "gzip_disable",
+    "ngx_http_fastcgi_split_path_info": "split_path_info",
 }
+# Compiling a regex at configuration time; a handler that does so (itself or through what it
+# calls) must be one ported above, or validate would take a regex nginx refuses. (map's body
+# handler is not called by its block handler but set as cf->handler: it is listed by hand.)
+REGEX_COMPILE = re.compile(
+    r"\b(?:ngx_http_regex_compile|ngx_regex_compile|ngx_stream_regex_compile"
+    r"|ngx_http_proxy_rewrite_regex)\("
+)
+# What a command's post field runs after the slot has parsed the value: ngx_conf_post_t,
+# ngx_conf_num_bounds_t (with its bounds), ngx_conf_deprecated_t, or a bare handler pointer.
+POST_STRUCT = re.compile(
+    r"ngx_conf_(?:post|num_bounds|deprecated)_t\s+(\w+)\s*=\s*\{\s*(\w+)\s*"
+    r"(?:,\s*(-?\d+)\s*,\s*(-?\d+)\s*)?[,}]",
+    re.S,
+)
+POST_POINTER = re.compile(r"ngx_conf_post_handler_pt\s+(\w+)\s*=\s*(\w+)\s*;")
+# The post handlers that refuse a value, and the check of spec/directive_values.py that does
+# what each does; the others only warn (a deprecated name, send_lowat where the system has no
+# SO_SNDLOWAT) or change the value nginx keeps (userid's domain, path and p3p).
+POSTS = {
+    "ngx_conf_check_num_bounds": "bounds",
+    "ngx_http_core_pool_size": "pool_size",
+    "ngx_http_v2_pool_size": "pool_size",
+    "ngx_http_gzip_window": "gzip_window",
+    "ngx_http_gzip_hash": "gzip_hash",
+    "ngx_http_v2_recv_buffer_size": "above",
+    "ngx_http_v2_preread_size": "v2_preread_size",
+    "ngx_http_v2_streams_index_mask": "power_of_two",
+    "ngx_http_v2_chunk_size": "not_zero",
+}
+WARNING_ONLY = re.compile(r"deprecated|lowat|ssl_conf_command|userid_(?:domain|path|p3p)|pcre_jit")
 TABLE = re.compile(r"ngx_command_t\s+(\w+)\[\]\s*=\s*\{(.*?)\n\};", re.S)
 MODULE = re.compile(
     r"ngx_module_t\s+\w+\s*=\s*\{\s*NGX_MODULE_V1\s*,\s*[^,]+,\s*(\w+)\s*,\s*(NGX_\w+_MODULE)\s*,",
@@ -66,7 +112,7 @@ MODULE = re.compile(
 VARIABLES = re.compile(r"ngx_http_variable_t\s+\w+\[\]\s*=\s*\{(.*?)\n\};", re.S)
 VARIABLE = re.compile(r'\{\s*ngx_string\("([^"]+)"\)([^}]*)\}', re.S)
 FIXED_NAME = re.compile(r'ngx_str_t\s+(\w+)\s*=\s*ngx_string\("([^"]+)"\)')
-ADDED = re.compile(r"ngx_http_add_variable\(cf,\s*&(\w+)\s*,")
+ADDED = re.compile(r"ngx_http_add_variable\(cf,\s*&(\w+)\s*,\s*([^)]*)\)")
 # A condition that reads the arguments or an "off" state: a repeat it refuses is not every one.
 ARGUMENT_TEST = re.compile(r"value\[|ngx_str\w*cmp|cf->args|==\s*(?:0|NULL)\b")
 BODY_INDENT = 4
@@ -235,19 +281,85 @@ def _value(handler: str, post: str, choices: dict[str, list[str]]) -> dict[str, 
     return {"value": kind} if kind else {}
 
 
-def scripting(functions: dict[str, str], handler: str, depth: int = 3) -> bool:
-    """Whether the handler, or a function it calls (``depth`` calls deep), compiles scripts."""
-    if SCRIPTING.search(handler):
+Post = tuple[str, int | None, int | None]
+
+
+def post_handlers(texts: dict[str, str]) -> dict[str, Post]:
+    """Each post struct or pointer by its name: (its handler, bounds low and high)."""
+    found: dict[str, Post] = {}
+    for text in texts.values():
+        for name, handler, low, high in POST_STRUCT.findall(text):
+            found[name] = (handler, int(low) if low else None, int(high) if high else None)
+        for name, handler in POST_POINTER.findall(text):
+            found[name] = (handler, None, None)
+    return found
+
+
+NUMBER_DEFINE = re.compile(r"^#define\s+(NGX_\w+)\s+(\d+)\s*$", re.M)
+TOO_SMALL = re.compile(r"\*sp <= ([\w *]+)\)")
+
+
+def _refused_up_to(body: str, texts: dict[str, str]) -> int:
+    """What a post handler that refuses small values (if (*sp <= A * B)) refuses up to:
+    ngx_http_v2_recv_buffer_size's 2 * NGX_HTTP_V2_STATE_BUFFER_SIZE until 1.25, then 1 *."""
+    numbers = {
+        name: int(value) for text in texts.values() for name, value in NUMBER_DEFINE.findall(text)
+    }
+    found = TOO_SMALL.search(body)
+    if found is None:
+        raise SystemExit(f"no 'if (*sp <= …)' in {body[:80]!r}: read the handler again")
+    product = 1
+    for factor in found.group(1).split("*"):
+        product *= int(factor) if factor.strip().isdigit() else numbers[factor.strip()]
+    return product
+
+
+def _post(
+    post: str, posts: dict[str, Post], functions: dict[str, str], texts: dict[str, str]
+) -> dict[str, object]:
+    """The check a command's post handler adds after its slot, as the table records it."""
+    found = posts.get(post.lstrip("&").strip())
+    if found is None:
+        return {}
+    handler, low, high = found
+    if handler in POSTS:
+        check: dict[str, object] = {"post": POSTS[handler]}
+        if POSTS[handler] == "bounds":
+            # ngx_conf_check_num_bounds: a high of -1 is no upper bound.
+            check["bounds"] = [low, None if high == -1 else high]
+        if POSTS[handler] == "above":
+            check["bounds"] = [_refused_up_to(functions[handler], texts) + 1, None]
+        return check
+    if WARNING_ONLY.search(handler):
+        return {}
+    raise SystemExit(f"{handler}: a post handler this script does not know: add it to POSTS")
+
+
+def calls(
+    functions: dict[str, str], handler: str, pattern: re.Pattern[str], depth: int = 3
+) -> bool:
+    """Whether the handler, or a function it calls (``depth`` calls deep), matches
+    ``pattern`` (its name or its body)."""
+    if pattern.search(handler):
         return True
     body = functions.get(handler, "")
-    if SCRIPTING.search(body):
+    if pattern.search(body):
         return True
     callees = {
         name
         for name in CALL.findall(body)
         if name in functions and name != handler and name not in DEFINING_ONLY
     }
-    return depth > 0 and any(scripting(functions, name, depth - 1) for name in callees)
+    return depth > 0 and any(calls(functions, name, pattern, depth - 1) for name in callees)
+
+
+def scripting(functions: dict[str, str], handler: str) -> bool:
+    """Whether the handler compiles scripts, itself or through what it calls."""
+    return calls(functions, handler, SCRIPTING)
+
+
+def _compiles_regex(functions: dict[str, str], handler: str) -> bool:
+    return calls(functions, handler, REGEX_COMPILE)
 
 
 def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
@@ -258,6 +370,7 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
         for text in texts.values()
         for table, body in CHOICES.findall(text)
     }
+    posts = post_handlers(texts)
     for text in texts.values():
         module_types = dict(MODULE.findall(text))
         for table, body in TABLE.findall(text):
@@ -266,6 +379,11 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
                 continue
             for name, rest in COMMAND.findall(body):
                 symbols, handler, _, _, post = _fields(rest.strip().strip(","))[:5]
+                if handler not in SLOTS and _compiles_regex(functions, handler):
+                    raise SystemExit(
+                        f"{handler} ({name}) compiles a regex and no check of "
+                        "spec/directive_handlers.py ports it: add it to SLOTS"
+                    )
                 names = [symbol.strip() for symbol in symbols.split("|") if symbol.strip()]
                 mask = 0
                 for symbol in names:
@@ -285,23 +403,32 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
                         "on_off": handler == "ngx_conf_set_flag_slot",
                         "literal": not scripting(functions, handler),
                         **_value(handler, post, choices),
+                        **_post(post, posts, functions, texts),
                     },
                 )
 
 
 def variables(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
     """HTTP variables nginx's modules define: their tables (ngx_http_variable_t) and the
-    fixed names they add one by one (ngx_http_add_variable of a static ngx_str_t)."""
+    fixed names they add one by one (ngx_http_add_variable of a static ngx_str_t); and
+    whether a config may define one again (set, map, a named capture: "changeable")."""
     for path, text in texts.items():
         if not path.startswith("src/http/"):
             continue
         for body in VARIABLES.findall(text):
             for name, flags in VARIABLE.findall(body):
-                yield name, {"prefix": "NGX_HTTP_VAR_PREFIX" in flags}
+                yield name, _variable_flags(flags)
         fixed = dict(FIXED_NAME.findall(text))
-        for symbol in ADDED.findall(text):
+        for symbol, flags in ADDED.findall(text):
             if symbol in fixed:
-                yield fixed[symbol], {"prefix": False}
+                yield fixed[symbol], _variable_flags(flags)
+
+
+def _variable_flags(flags: str) -> dict[str, object]:
+    return {
+        "prefix": "NGX_HTTP_VAR_PREFIX" in flags,
+        "changeable": "NGX_HTTP_VAR_CHANGEABLE" in flags,
+    }
 
 
 def dotted(version: tuple[int, int, int]) -> str:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tpgen.spec.directive_handlers import KINDS as HANDLER_KINDS
 from tpgen.spec.directives import Target, commands, http_variables, refusals
 from tpgen.spec.directives import present as directive_present
 from tpgen.spec.nginx_syntax import parse
@@ -91,12 +92,26 @@ def write_configs(root: Path, configs: list[tuple[str, str]]) -> list[Path]:
     return folders
 
 
+# What a standard parser or a post handler after it says (ngx_conf_file.c, the modules).
+_PARSERS = (
+    "directive invalid number",
+    "invalid value",
+    "invalid return code",
+    "value must be",
+    "the pool size must be",
+    "must be 512",
+    "must be a power of two",
+    "value is too small",
+    "the maximum body preread",
+    "cannot be zero",
+)
+
+
 def verdict(returncode: int, output: str) -> str:
     if returncode == 0:
         return TAKEN
     found = next((said for said in _NGINX_SAYS if said in output), None)
-    parsers = ("directive invalid number", "invalid value", "invalid return code")
-    if found is None and any(said in output for said in parsers):
+    if found is None and any(said in output for said in _PARSERS):
         return "invalid value"  # what a handler's parser says
     return found or "a value"
 
@@ -186,9 +201,14 @@ _SAMPLES = {
     "sec": ["1h", "30", "1d 12h"],
     "bufs": ["8 16k", "0 16k", "8 0", "x 1k", "8 16g", "4 1m"],
 }
+# Around the bounds of the post handlers (1–9, 400–599, 0–255, pool sizes, gzip's sizes, …).
+_POST_SAMPLES = [
+    "0", "1", "9", "10", "16", "17", "32", "33", "100", "112", "128", "255", "256", "399",
+    "400", "599", "600", "1k", "3k", "32k", "64k", "128k", "256k", "2147483648",
+]  # fmt: skip
 
 
-def _values(kind: str, choices: tuple[str, ...], rng: random.Random) -> list[str]:
+def _values(kind: str, choices: tuple[str, ...], rng: random.Random, post: bool) -> list[str]:
     if kind in ("enum", "bitmask"):
         mutated = [choices[0].upper(), choices[-1] + "x", "x" + choices[0], ""]
         joined = [" ".join(rng.sample(choices, min(2, len(choices))))] if kind == "bitmask" else []
@@ -201,7 +221,7 @@ def _values(kind: str, choices: tuple[str, ...], rng: random.Random) -> list[str
         return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 5)))
 
     made = [" ".join(word() for _ in range(2 if kind == "bufs" else 1)) for _ in range(6)]
-    return [*_SAMPLES.get(kind, []), *made]
+    return [*_SAMPLES.get(kind, []), *(_POST_SAMPLES if post else []), *made]
 
 
 def quoted(value: str) -> str:
@@ -211,23 +231,25 @@ def quoted(value: str) -> str:
 
 def value_cases(version: Version, seed: int = 0) -> list[tuple[str, str, str]]:
     """(name, context, line) with sample and random values for each directive whose handler
-    parses a standard value (spec/directive_values.py), in a block that allows it."""
+    parses a standard value (spec/directive_values.py), and values around the bounds of its
+    post handler, in a block that allows it."""
     rng = random.Random(seed)
     cases = []
     for name in sorted(commands()):
         for command in directive_present(name, version):
             contexts = sorted(set(command.contexts) & set(AROUND))
-            if command.value is None or not contexts:
+            if command.value is None or command.value in HANDLER_KINDS or not contexts:
                 continue
-            for value in _values(command.value, command.choices, rng):
+            post = command.post is not None
+            for value in _values(command.value, command.choices, rng, post):
                 words = value.split(" ") if command.value in ("bufs", "bitmask") else [value]
                 cases.append((name, contexts[0], f"{name} {' '.join(map(quoted, words))};\n"))
     return cases
 
 
 def value_disagreements(run: Runner, root: Path, version: Version) -> list[tuple[str, str, str]]:
-    """Each value tpgen refuses that nginx takes, or takes that nginx's parser refuses
-    (invalid value/number); a module's own bounds after the parser are nginx's alone."""
+    """Each value tpgen refuses that nginx takes, or takes that nginx's parser or the post
+    handler after it refuses (invalid value/number, value must be between, …)."""
     cases = value_cases(version)
     assert len(cases) > 1000
     said = run(write_configs(root, [(context, text) for _, context, text in cases]))
@@ -239,4 +261,116 @@ def value_disagreements(run: Runner, root: Path, version: Version) -> list[tuple
         parser_refused = nginx_said == "invalid value"
         if bool(refused) != parser_refused and not (not refused and nginx_said == "a value"):
             wrong.append((context, text.strip(), nginx_said))
+    return wrong
+
+
+# Lines for each handler spec/directive_handlers.py ports, taken and refused: regexes that do
+# and do not compile (PCRE-only syntax too), location modifiers and nesting, if's conditions,
+# map bodies, rewrite's flags, server names, referers.
+HANDLER_CASES = [
+    ("server", "location ~ ( {}"),
+    ("server", r"location ~* \.(jpg|png)$ {}"),
+    ("server", r'location ~ "\p{L}+" {}'),
+    ("server", "location ~*[ {}"),
+    ("server", "location ~(?<name>.+) {}"),
+    ("server", "location ~ (?<1x>a) {}"),
+    ("server", "location x /a {}"),
+    ("server", "location ^~ /a {}"),
+    ("server", "location = /a {}"),
+    ("server", "location = /a { location /a/b {} }"),
+    ("server", "location /a { location /b {} }"),
+    ("server", "location /a { location /a/b {} }"),
+    ("server", "location /a { location @x {} }"),
+    ("server", "location /a { location ~ ( {} }"),
+    ("server", "location @n { location /x {} }"),
+    ("server", "location ~ ^/a { location /b {} }"),
+    ("server", "location /a { location ~ x {} }"),
+    ("server", "location /a { location ^~ /a/c {} location =/a/d {} }"),
+    ("location", 'if ($uri ~ "(") { return 404; }'),
+    ("location", "if ($uri ~* ^/ok) { return 404; }"),
+    ("location", "if ($uri !~ [) { return 404; }"),
+    ("location", "if ($uri !~* ^a) { return 404; }"),
+    ("location", "if ($uri) { return 404; }"),
+    ("location", "if ($uri = x) { return 404; }"),
+    ("location", "if ($uri != x) { return 404; }"),
+    ("location", "if ($uri == x) { return 404; }"),
+    ("location", "if (-f $uri) { return 404; }"),
+    ("location", "if (!-d $uri) { return 404; }"),
+    ("location", "if (-z $uri) { return 404; }"),
+    ("location", "if $uri { return 404; }"),
+    ("location", "if ($uri x) { return 404; }"),
+    ("location", "if ( $uri ) { return 404; }"),
+    ("location", "if ( $uri ~ a ) { return 404; }"),
+    ("location", "if (() { return 404; }"),
+    ("location", "if (a) { return 404; }"),
+    ("location", "if ($uri ~ a b) { return 404; }"),
+    ("location", "if (-f) { return 404; }"),
+    ("location", "if ($) { return 404; }"),
+    ("location", "if (-e $uri x) { return 404; }"),
+    ("server", "if ($host ~ ^(www)$) { return 404; }"),
+    ("location", "rewrite ( /x;"),
+    ("location", "rewrite ^/(.*)$ /x/$1 last;"),
+    ("location", "rewrite ^ /x lst;"),
+    ("location", "rewrite ^ '';"),
+    ("server", "rewrite ^ /x permanent;"),
+    ("server", "server_name ~(;"),
+    ("server", r"server_name ~^(?<sub>.+)\.ex$;"),
+    ("server", "server_name ~^[A-;"),
+    ("server", "server_name *x;"),
+    ("server", "server_name .;"),
+    ("server", "server_name ~;"),
+    ("server", "server_name *.a.b .a.b a;"),
+    ("http", "map $uri $m { ~( 1; }"),
+    ("http", "map $uri $m { default 1; default 2; }"),
+    ("http", "map $uri $m { a b c; }"),
+    ("http", "map $uri m { a b; }"),
+    ("http", "map $uri $m { x; }"),
+    ("http", r"map $uri $m { hostnames; volatile; ~*^/A 1; \~x 2; default 0; }"),
+    ("http", "map $uri $m { a { } }"),
+    ("http", "map $uri $m { ~*[ 1; }"),
+    ("location", "proxy_redirect ~( /;"),
+    ("location", "proxy_redirect ~*^/a /b;"),
+    ("location", "proxy_redirect ~^(/a) $1;"),
+    ("location", "proxy_cookie_path ~( /;"),
+    ("location", "proxy_cookie_path ~*^/(a) /$1;"),
+    ("location", "proxy_cookie_domain ~( x;"),
+    ("location", "proxy_cookie_domain ~a(.*) x;"),
+    ("location", "proxy_cookie_flags ~( secure;"),
+    ("location", "proxy_cookie_flags ~^a secure;"),
+    ("server", "valid_referers none ~(;"),
+    ("server", r"valid_referers none blocked ~\.example\. example.com;"),
+    ("server", "valid_referers ~;"),
+    ("http", r'gzip_disable msie6 "MSIE [1-6]\.";'),
+    ("http", 'gzip_disable "(";'),
+    ("location", r"fastcgi_split_path_info ^(.+\.php)(/.+)$;"),
+    ("location", r"fastcgi_split_path_info ^(.+\.php)$;"),
+    ("location", "fastcgi_split_path_info ([;"),
+    # Variables nginx's own modules define and let no config define again, and those they do.
+    ("server", "location ~ (?<uri>.*) {}"),
+    ("server", "location ~ (?<URI>.*) {}"),
+    ("server", "location ~ (?<args>.*) {}"),
+    ("location", "rewrite ^(?<host>.*)$ /x;"),
+    ("server", "valid_referers ~(?<uri>x) example.com;"),
+    ("location", "set $uri x;"),
+    ("location", "set $Request_Uri x;"),
+    ("location", "set $args x;"),
+    ("location", "set $http_x 1;"),
+    ("location", "auth_request_set $uri x;"),
+    ("http", "map $uri $host { }"),
+    ("http", "map $uri $limit_rate { }"),
+    ("http", "split_clients $uri $request { 50% a; * b; }"),
+    ("http", "geo $remote_addr { }"),
+    ("http", "geo $remote_addr $geo_x { }"),
+]
+
+
+def handler_disagreements(run: Runner, root: Path, version: Version) -> list[tuple[str, str, str]]:
+    """Each HANDLER_CASES line nginx takes and tpgen refuses, or the other way round; and
+    the counts each refused (both must refuse some and take some)."""
+    said = run(write_configs(root, [(context, text + "\n") for context, text in HANDLER_CASES]))
+    wrong = []
+    for (context, text), nginx_said in zip(HANDLER_CASES, said, strict=True):
+        refused = [why for _, why in refusals(parse(text + "\n"), context, Target(version))]
+        if bool(refused) != (nginx_said != TAKEN):
+            wrong.append((context, text, f"nginx: {nginx_said}; tpgen: {refused[:1]}"))
     return wrong

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tpgen.api import make_plan, render_config
 from tpgen.check import check_plan
-from tpgen.spec import directive_values
+from tpgen.spec import directive_values, pcre
 from tpgen.spec.directives import (
     INNER_CONTEXTS,
     Site,
@@ -26,7 +26,9 @@ from tpgen.spec.nginx_syntax import Directive, parse
 from tpgen.spec.snippets import REFUSED, Surroundings, check_snippet, snippet_problems
 
 from .nginx_tables import (
+    HANDLER_CASES,
     directive_disagreements,
+    handler_disagreements,
     nginx_version,
     on_host,
     quoted,
@@ -84,7 +86,7 @@ def test_what_nginx_checks_before_the_values_is_refused(
         ("location", "gzip on; add_header A b; add_header C d always; expires 1h;"),
         ("server", "location /a { } location = /a { } location ~ /a { } location ~ /a { }"),
         ("server", "location @a { } location @a { } if ($uri) { return 404; }"),
-        ("http", "map $uri $v { default 1; anything goes here; } types { a/b c; }"),
+        ("http", "map $uri $v { default 1; 'any thing' here; } types { a/b c d; }"),
         ("main", "env A; env B; stream { server { listen 1; proxy_pass a:1; } }"),
         ("http", "GZIP_STATIC on;".lower()),
     ],
@@ -355,6 +357,80 @@ def test_return_codes_are_read_as_nginx_reads_them(nginx_binary: str, tmp_path: 
     refused = [bool(_reasons(line, "location")) for line in lines]
     assert refused.count(True) == 9
     assert [verdict == "invalid value" for verdict in said] == refused
+
+
+def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
+    nginx_binary: str, tmp_path: Path
+) -> None:
+    """Regexes (PCRE-only syntax included), location modifiers and nesting, if conditions, map
+    bodies, rewrite flags, server names, referers: tpgen refuses a line exactly when nginx
+    -t does."""
+    version = nginx_version([nginx_binary])
+    assert pcre.available()  # else no regex is compiled and the regexes below disagree
+    assert handler_disagreements(on_host(nginx_binary), tmp_path, version) == []
+    refused = [bool(_reasons(text + "\n", context, version)) for context, text in HANDLER_CASES]
+    assert refused.count(True) >= 35 and refused.count(False) >= 25
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "expected"),
+    [
+        (
+            "server",
+            "location ~ ( {}",
+            "the regex '(' does not compile: missing closing parenthesis",
+        ),
+        ("server", "location x /a {}", "takes one of the modifiers =, ^~, ~, ~* before the path"),
+        (
+            "server",
+            "location = /a { location /a/b {} }",
+            "cannot be inside the exact location '/a'",
+        ),
+        (
+            "server",
+            "location /a { location @b {} }",
+            "named location is allowed on the server level",
+        ),
+        ("server", "location /a { location /b {} }", "the location '/b' is not under '/a'"),
+        ("location", "if ($uri == x) { }", "'==' is no operator of a condition"),
+        ("location", "if (-z $uri) { }", "the condition '-z' is not one nginx reads"),
+        ("location", "if $uri { }", "the condition '$uri' is not one nginx reads"),
+        ("location", "if ($uri ~* [) { }", "the regex '[' does not compile"),
+        ("location", "rewrite ^ /x lst;", "takes a flag of last, break, redirect, permanent"),
+        ("server", "server_name *x;", "'*x' is no server name nginx takes"),
+        ("http", "map $uri $m { a b c; }", "line 1: the map entry 'a b c' is not key value;"),
+        ("http", "map $uri $m {\n default 1;\n default 2;\n}", "line 3: a second default"),
+        ("http", "map $uri m { a b; }", "its second argument starts with $, not 'm'"),
+        ("location", "fastcgi_split_path_info ^(.+)$;", "has 1 captures where nginx needs 2"),
+        ("location", "gzip_comp_level 10;", "takes 1 to 9, not 10 (nginx: value must be between"),
+        ("http", "connection_pool_size 100;", "at least 112 bytes, a multiple of 16, not 100"),
+        ("http", "gzip_window 3k;", "takes one of 512, 1k, 2k, 4k, 8k, 16k, 32k, not 3072 bytes"),
+        ("http", "http2_streams_index_size 33;", "takes a power of two, not 33"),
+        ("location", "set $URI x;", "set defines $URI, a variable of nginx's own that a config"),
+        (
+            "server",
+            "location ~ ^/(?<host>.+) {}",
+            "the named capture (?<host>…) of '^/(?<host>.+)'",
+        ),
+    ],
+)
+def test_what_a_ported_handler_refuses_is_said_with_the_fix(
+    context: str, text: str, expected: str
+) -> None:
+    (reason,) = _reasons(text, context)
+    assert expected in reason
+
+
+def test_a_post_handler_that_changed_is_read_for_the_target_version() -> None:
+    """http2_recv_buffer_size refused up to 2 × 16 bytes until nginx 1.25.2, up to 16 since."""
+    assert _reasons("http2_recv_buffer_size 17;", "http", V122)
+    assert _reasons("http2_recv_buffer_size 17;", "http", V126) == []
+    assert _reasons("http2_recv_buffer_size 16;", "http", V126)
+
+
+def test_a_regex_nginx_takes_and_python_does_not_is_taken() -> None:
+    r"""PCRE's \p{L} and (?<name>…) are not Python's re: PCRE2 itself judges."""
+    assert _reasons('location ~ "^/\\p{L}+(?<word>[a-z]+)$" { return 200 $word; }', "server") == []
 
 
 def test_every_variable_of_the_table_is_one_the_real_nginx_knows(

@@ -26,6 +26,7 @@ from .h3client import h3_get
 from .live import free_ports
 from .nginx_tables import (
     directive_disagreements,
+    handler_disagreements,
     in_container,
     nginx_version,
     unknown_variables,
@@ -86,6 +87,8 @@ def test_the_directive_tables_say_what_nginx_1_26_says(
     assert len(lacking) < 100
     (root / "values").mkdir()
     assert value_disagreements(in_container(IMAGE), root / "values", version) == []
+    (root / "handlers").mkdir()
+    assert handler_disagreements(in_container(IMAGE), root / "handlers", version) == []
     unknown = unknown_variables(in_container(IMAGE), root / "v", version)
     assert [name for name in unknown if not name.startswith(("geoip_", "perl_"))] == []
 

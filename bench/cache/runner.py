@@ -216,6 +216,25 @@ def _start_arms(
     return live
 
 
+# nginx renames a response into its cache after the client has the last byte: on a busy
+# machine the scan right after the fetch can miss the newest files for a moment.
+CACHE_SETTLE_SECONDS = 10.0
+
+
+def _cached_per_disk(setup: _Setup, live: LiveArm, expected: int) -> dict[str, int]:
+    """Cache files per disk of an arm, once all ``expected`` are there or the settle time is up."""
+    deadline = time.monotonic() + CACHE_SETTLE_SECONDS
+    while True:
+        files = store.scan(live.dirs)
+        per_disk = {
+            d.name: sum(1 for p in files if p.is_relative_to(d.mount) and len(p.name) == 32)
+            for d in setup.disks
+        }
+        if sum(per_disk.values()) >= expected or time.monotonic() > deadline:
+            return per_disk
+        time.sleep(0.1)
+
+
 def _populate(setup: _Setup, settings: CacheSettings, log: Log) -> None:
     """Cache the warm set and the hot object through each arm itself: its own layout."""
     uris = [HOT_URI, *warm_uris(settings.warm_objects)]
@@ -223,11 +242,7 @@ def _populate(setup: _Setup, settings: CacheSettings, log: Log) -> None:
         started = time.monotonic()
         fetch(live.port, uris, settings.object_size, settings.populate_concurrency)
         seconds = time.monotonic() - started
-        files = store.scan(live.dirs)
-        per_disk = {
-            d.name: sum(1 for p in files if p.is_relative_to(d.mount) and len(p.name) == 32)
-            for d in setup.disks
-        }
+        per_disk = _cached_per_disk(setup, live, len(uris))
         cached = sum(per_disk.values())
         log(
             f"warm set via {live.arm.name}: {len(uris)} objects in {seconds:.1f} s "

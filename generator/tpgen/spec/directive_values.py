@@ -1,6 +1,7 @@
 """The values nginx's standard handlers parse (ngx_conf_file.c's slots and ngx_parse.c), as
-nginx parses them: a directive whose handler is one of them takes exactly what these take. The
-checks a module adds after the slot (a minimum, a maximum) stay nginx -t's.
+nginx parses them, and the checks a module's post handler adds after the slot (a minimum, a
+maximum, a power of two): a directive whose handler is one of them takes exactly what these
+take.
 """
 
 from __future__ import annotations
@@ -146,24 +147,6 @@ def _names(kind: str, choices: Sequence[str], args: Sequence[str]) -> str | None
     return None
 
 
-# A redirect without a code (302) starts so (ngx_http_rewrite_return).
-_REDIRECT_STARTS = ("http://", "https://", "$scheme")
-
-
-def _return(args: Sequence[str]) -> str | None:
-    """ngx_http_rewrite_return's status code (invalid return code)."""
-    code = number(args[0])
-    if code is None and len(args) == 1 and args[0].startswith(_REDIRECT_STARTS):
-        return None
-    if code is None or code > 999:
-        return (
-            "takes a status code of up to three digits (return 404; return 301 URL; return "
-            f"200 TEXT) or a URL alone (http://, https:// or $scheme…), not {args[0]!r} "
-            "(nginx: invalid return code)"
-        )
-    return None
-
-
 def value_problem(kind: str, choices: Sequence[str], args: Sequence[str]) -> str | None:
     """Why the handler that parses ``kind`` (the table's value of a directive) refuses
     ``args``, as nginx words it, or None."""
@@ -171,4 +154,96 @@ def value_problem(kind: str, choices: Sequence[str], args: Sequence[str]) -> str
         return _parsed(kind, args)
     if kind in ("enum", "bitmask"):
         return _names(kind, choices, args)
-    return {"bufs": _bufs, "return": _return}[kind](args)
+    return _bufs(args)
+
+
+_POOL_SIZE_MIN = 112  # NGX_MIN_POOL_SIZE of a 64-bit nginx
+_POOL_ALIGNMENT = 16  # NGX_POOL_ALIGNMENT
+_SHOWN_SIZES = {512: "512", **{1024 << shift: f"{1 << shift}k" for shift in range(8)}}
+
+
+def _sizes(largest: int) -> tuple[int, ...]:
+    return tuple(size for size in _SHOWN_SIZES if size <= largest)
+
+
+# ngx_http_gzip_window and ngx_http_gzip_hash: a power of two from 512 bytes up.
+_GZIP_SIZES = {"gzip_window": _sizes(32 << 10), "gzip_hash": _sizes(128 << 10)}
+_V2_MAX_WINDOW = (1 << 31) - 1  # NGX_HTTP_V2_MAX_WINDOW
+
+
+def _bounds(value: int, low: int, high: int | None) -> str | None:
+    if high is None and value < low:
+        return (
+            f"takes {low} or more, not {value} (nginx: value must be equal to or greater than "
+            f"{low})"
+        )
+    if high is not None and not low <= value <= high:
+        return f"takes {low} to {high}, not {value} (nginx: value must be between {low} and {high})"
+    return None
+
+
+def _pool_size(value: int) -> str | None:
+    if value >= _POOL_SIZE_MIN and not value % _POOL_ALIGNMENT:
+        return None
+    return (
+        f"takes a pool size of at least {_POOL_SIZE_MIN} bytes, a multiple of {_POOL_ALIGNMENT}, "
+        f"not {value} (nginx: the pool size must be …)"
+    )
+
+
+def _gzip_sizes(post: str) -> Callable[[int], str | None]:
+    def check(value: int) -> str | None:
+        if value in _GZIP_SIZES[post]:
+            return None
+        shown = ", ".join(_SHOWN_SIZES[size] for size in _GZIP_SIZES[post])
+        return f"takes one of {shown}, not {value} bytes (nginx: must be {shown})"
+
+    return check
+
+
+def _within_window(value: int) -> str | None:
+    if value <= _V2_MAX_WINDOW:
+        return None
+    return (
+        f"takes at most {_V2_MAX_WINDOW} bytes, not {value} (nginx: the maximum body preread "
+        "buffer size is …)"
+    )
+
+
+def _power_of_two(value: int) -> str | None:
+    if value and not value & (value - 1):
+        return None
+    return f"takes a power of two, not {value} (nginx: must be a power of two)"
+
+
+def _not_zero(value: int) -> str | None:
+    return "takes a size above 0 (nginx: cannot be zero)" if value == 0 else None
+
+
+# The post handlers scripts/nginx_directives.py records (its POSTS), bounds aside.
+_POSTS: dict[str, Callable[[int], str | None]] = {
+    "pool_size": _pool_size,
+    "gzip_window": _gzip_sizes("gzip_window"),
+    "gzip_hash": _gzip_sizes("gzip_hash"),
+    "v2_preread_size": _within_window,
+    "power_of_two": _power_of_two,
+    "not_zero": _not_zero,
+}
+_VALUES: dict[str, Callable[[str], int | None]] = {"number": number, "size": size}
+
+
+def post_problem(
+    post: str, bounds: tuple[int, int | None] | None, kind: str | None, args: Sequence[str]
+) -> str | None:
+    """Why the post handler ``post`` refuses the value its slot ``kind`` parsed from ``args``
+    (the slot took it), or None."""
+    parse = _VALUES.get(kind or "")
+    value = parse(args[0]) if parse else None
+    if value is None:
+        return None
+    if post == "bounds" and bounds is not None:
+        return _bounds(value, *bounds)
+    if post == "above" and bounds is not None and value < bounds[0]:
+        return f"takes {bounds[0]} or more, not {value} (nginx: value is too small)"
+    check = _POSTS.get(post)
+    return check(value) if check else None

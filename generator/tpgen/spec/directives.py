@@ -4,8 +4,9 @@ it, its argument count, a block where it takes one, on/off for a flag; then, as 
 do, a second one in the same block where nginx refuses that ("is duplicate"), a log_format,
 upstream or location already there, and a $variable nothing defines. The rules are
 ngx_conf_handler's; the tables are nginx's modules' own (data/nginx-directives.json, written by
-scripts/nginx_directives.py from nginx's source). The values (a size, a path, a regex) stay
-nginx -t's to judge.
+scripts/nginx_directives.py from nginx's source). The values of the standard parsers and their
+post handlers are directive_values'; those of the handlers ported (location, if, the regexes),
+directive_handlers'. Other values (a path, an address) stay nginx -t's to judge.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from tpgen.spec.directive_values import value_problem
+from tpgen.spec.directive_handlers import KINDS as HANDLER_KINDS
+from tpgen.spec.directive_handlers import (
+    handler_problem,
+    nested_location_problem,
+    redefined_problem,
+)
+from tpgen.spec.directive_values import post_problem, value_problem
 from tpgen.spec.edge import version_text, version_tuple
 from tpgen.spec.nginx_syntax import Directive
 
@@ -93,9 +100,13 @@ class Command:
     on_off: bool
     since: Version
     until: Version | None  # the last version that has it; None: still there
-    # The value its handler parses, if a standard one (directive_values), and its names.
+    # The value its handler parses, if a standard one (directive_values) or a handler ported
+    # (directive_handlers), and its names.
     value: str | None = None
     choices: tuple[str, ...] = ()
+    # The check its post handler adds after a standard slot, and a bounds check's bounds.
+    post: str | None = None
+    bounds: tuple[int, int | None] | None = None
     literal: bool = False  # its handler keeps text as text: no $variable is ever looked up
 
     def in_version(self, version: Version) -> bool:
@@ -111,6 +122,13 @@ def _table() -> dict[str, Any]:
     text = resources.files("tpgen").joinpath("data/nginx-directives.json").read_text()
     table: dict[str, Any] = json.loads(text)
     return table
+
+
+def _bounds(entry: Mapping[str, Any]) -> tuple[int, int | None] | None:
+    if "bounds" not in entry:
+        return None
+    low, high = entry["bounds"]
+    return int(low), None if high is None else int(high)
 
 
 def _span(entry: Mapping[str, Any]) -> tuple[Version, Version | None]:
@@ -134,6 +152,8 @@ def commands() -> dict[str, tuple[Command, ...]]:
                 value=entry.get("value"),
                 choices=tuple(entry.get("choices", ())),
                 literal=entry.get("literal", False),
+                post=entry.get("post"),
+                bounds=_bounds(entry),
             )
             for entry in entries
         )
@@ -152,6 +172,18 @@ def http_variables(version: Version) -> tuple[frozenset[str], tuple[str, ...]]:
             if _covers(*_span(entry), version):
                 (prefixes if entry["prefix"] else names).add(name)
     return frozenset(names), tuple(sorted(prefixes))
+
+
+@cache
+def fixed_variables(version: Version) -> frozenset[str]:
+    """The HTTP variables of ``version`` that a config may not define again (set, map, a
+    named capture): nginx's own, but those its modules mark changeable ($args, $limit_rate)."""
+    return frozenset(
+        name
+        for name, entries in _table()["variables"].items()
+        for entry in entries
+        if _covers(*_span(entry), version) and not entry["prefix"] and not entry["changeable"]
+    )
 
 
 def present(name: str, version: Version) -> tuple[Command, ...]:
@@ -235,13 +267,34 @@ def _shape(directive: Directive, command: Command) -> str | None:
     return None
 
 
-def _value(directive: Directive, command: Command) -> str | None:
-    """What the handler's parser refuses of the arguments (their count is right)."""
+def _value(directive: Directive, command: Command, fixed: frozenset[str]) -> str | None:
+    """What the handler's parser refuses of the arguments (their count is right); ``fixed``:
+    the variables it may not define."""
     if command.on_off and directive.args[0].lower() not in ("on", "off"):
         return f"takes on or off, not {directive.args[0]!r}"
+    if command.value in HANDLER_KINDS:
+        return handler_problem(command.value, directive, fixed)
     if command.value is not None:
-        return value_problem(command.value, command.choices, directive.args)
+        found = value_problem(command.value, command.choices, directive.args)
+        if found is not None:
+            return found
+    if command.post is not None:
+        return post_problem(command.post, command.bounds, command.value, directive.args)
     return None
+
+
+def _redefined(directive: Directive, fixed: frozenset[str]) -> str | None:
+    variable = defined_variable(directive)
+    name = variable.removeprefix("$") if variable else ""
+    if name.lower() in fixed:
+        return redefined_problem(name, directive.name)
+    return None
+
+
+def _nested(directive: Directive, location: Directive | None) -> str | None:
+    if directive.name != "location" or location is None:
+        return None
+    return nested_location_problem(location.args, directive.args)
 
 
 def defined_variable(directive: Directive) -> str | None:
@@ -378,21 +431,30 @@ def _repeated(
 
 
 def refusals(
-    directives: tuple[Directive, ...], context: str, target: Target, site: Site | None = None
+    directives: tuple[Directive, ...],
+    context: str,
+    target: Target,
+    site: Site | None = None,
+    location: Directive | None = None,
 ) -> Iterator[tuple[Directive, str]]:
     """(directive, why nginx -t refuses it) in a block of ``context``, its inner blocks too.
 
     ``site``: what the block sets already (tpgen's own directives beside the snippet's
-    include), for nginx's "is duplicate" and its duplicate names.
+    include), for nginx's "is duplicate" and its duplicate names. ``location``: the location
+    whose block this is, for what nginx refuses of a location inside it.
     """
     site = site or Site(context, frozenset())
     seen = _Seen(set(site.taken), set(site.named))
+    # Stream's variables are not in the table: what it defines is nginx -t's to judge.
+    fixed = fixed_variables(target.version) if context in HTTP_CONTEXTS else frozenset()
     for directive in directives:
         command, reason = _command(directive, context, target)
         if command is not None:
             reason = (
                 _shape(directive, command)
-                or _value(directive, command)
+                or _value(directive, command, fixed)
+                or _redefined(directive, fixed)
+                or _nested(directive, location)
                 or _repeated(directive, command, context, site, seen)
             )
             scripted = not command.literal and context in HTTP_CONTEXTS
@@ -404,7 +466,8 @@ def refusals(
             continue
         inner = INNER_CONTEXTS.get((context, directive.name))
         if inner is not None and directive.block is not None:
-            yield from refusals(directive.block, inner, target)
+            around = directive if directive.name == "location" else None
+            yield from refusals(directive.block, inner, target, location=around)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,347 @@
+"""What nginx's own handlers of some directives refuse of their arguments, ported from them:
+return's code, location's modifier and nesting, if's condition, the regexes (compiled by PCRE2
+with the handler's options, spec/pcre.py) of location, if, rewrite, server_name, map, the
+proxy_redirect and proxy_cookie_* rewrites, valid_referers, gzip_disable and
+fastcgi_split_path_info. The table (data/nginx-directives.json) names the handler of each
+directive by the kind below; scripts/nginx_directives.py refuses to write a table in which a
+handler that compiles a regex has none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+
+from tpgen.spec.directive_values import number
+from tpgen.spec.nginx_syntax import Directive
+from tpgen.spec.pcre import compiled
+
+Args = Sequence[str]
+
+# A redirect without a code (302) starts so (ngx_http_rewrite_return, ngx_http_rewrite).
+_REDIRECT_STARTS = ("http://", "https://", "$scheme")
+_FIX_REGEX = "fix the regex (nginx compiles it with PCRE2)"
+
+
+def _return(args: Args, regex: Regex) -> str | None:
+    """ngx_http_rewrite_return's status code (invalid return code)."""
+    code = number(args[0])
+    if code is None and len(args) == 1 and args[0].startswith(_REDIRECT_STARTS):
+        return None
+    if code is None or code > 999:
+        return (
+            "takes a status code of up to three digits (return 404; return 301 URL; return "
+            f"200 TEXT) or a URL alone (http://, https:// or $scheme…), not {args[0]!r} "
+            "(nginx: invalid return code)"
+        )
+    return None
+
+
+def regex_problem(
+    pattern: str,
+    *,
+    caseless: bool,
+    captures: int | None = None,
+    fixed: frozenset[str] = frozenset(),
+) -> str | None:
+    """Why nginx's PCRE2 refuses ``pattern``; with ``captures``, its capture count; with
+    ``fixed`` (lowercase), a named capture that would redefine one of those variables."""
+    verdict = compiled(pattern, caseless=caseless)
+    if verdict is None:
+        return None
+    if verdict.error is not None:
+        return (
+            f"the regex {pattern!r} does not compile: {verdict.error} (nginx: pcre2_compile() "
+            f"failed): {_FIX_REGEX}"
+        )
+    if captures is not None and verdict.captures != captures:
+        return (
+            f"the regex {pattern!r} has {verdict.captures} captures where nginx needs "
+            f"{captures} (nginx: must have {captures} captures): {_FIX_REGEX}"
+        )
+    taken = [name for name in verdict.names if name.lower() in fixed]
+    if taken:
+        return redefined_problem(taken[0], f"the named capture (?<{taken[0]}>…) of {pattern!r}")
+    return None
+
+
+def redefined_problem(name: str, what: str) -> str:
+    """A config defining a variable nginx's own modules define and let no config change."""
+    return (
+        f"{what} defines ${name}, a variable of nginx's own that a config may not redefine "
+        f'(nginx: the duplicate "{name}" variable): give it another name'
+    )
+
+
+# A handler's check of its words; it compiles its regexes with the Regex given, which knows
+# the variables a named capture may not redefine where the regex is an HTTP one.
+Regex = Callable[..., str | None]
+
+
+def location_regex(args: Args) -> tuple[str, bool] | None:
+    """A location's regex and whether it is caseless (ngx_http_core_location), or None."""
+    if len(args) == 2:
+        return (args[1], args[0] == "~*") if args[0] in ("~", "~*") else None
+    if args[0].startswith("~*"):
+        return args[0][2:], True
+    if args[0].startswith("~"):
+        return args[0][1:], False
+    return None
+
+
+def _location(args: Args, regex: Regex) -> str | None:
+    if len(args) == 2 and args[0] not in ("=", "^~", "~", "~*"):
+        return (
+            f"takes one of the modifiers =, ^~, ~, ~* before the path, not {args[0]!r} "
+            "(nginx: invalid location modifier)"
+        )
+    found = location_regex(args)
+    return regex(found[0], caseless=found[1]) if found else None
+
+
+def location_name(args: Args) -> tuple[str, str]:
+    """A location's kind (exact, prefix, regex, named) and the name nginx compares."""
+    if len(args) == 2:
+        kind = {"=": "exact", "^~": "prefix", "~": "regex", "~*": "regex"}.get(args[0], "prefix")
+        return kind, args[1]
+    found = location_regex(args)
+    if found is not None:
+        return "regex", found[0]
+    first = args[0]
+    if first.startswith("="):
+        return "exact", first[1:]
+    if first.startswith("^~"):
+        return "prefix", first[2:]
+    return ("named" if first.startswith("@") else "prefix"), first
+
+
+def nested_location_problem(parent: Args, child: Args) -> str | None:
+    """What ngx_http_core_location refuses of a location inside another."""
+    parent_kind, parent_name = location_name(parent)
+    kind, name = location_name(child)
+    if parent_kind in ("exact", "named"):
+        return (
+            f"a location cannot be inside the {parent_kind} location {parent_name!r} (nginx: "
+            f"cannot be inside the {parent_kind} location): move it beside that one"
+        )
+    if kind == "named":
+        return (
+            "a named location is allowed on the server level only (nginx: named location can "
+            "be on the server level only): move it out of the location"
+        )
+    if kind != "regex" and not name.startswith(parent_name):
+        return (
+            f"the location {name!r} is not under {parent_name!r} that it is inside (nginx: is "
+            "outside location): start its path with the outer one's, or move it out"
+        )
+    return None
+
+
+_CONDITION_FORMS = "if ($var), if ($var = text), if ($var ~ regex), if (-f $path)"
+
+
+def _condition(word: str) -> str:
+    return (
+        f"the condition {word!r} is not one nginx reads (nginx: invalid condition): write "
+        f"{_CONDITION_FORMS}"
+    )
+
+
+def _condition_words(args: Args) -> tuple[list[str], int, int] | str:
+    """The condition's words with its ( and ) taken off, the first's index and the last's,
+    as ngx_http_rewrite_if_condition cuts them; or why it has no ( … )."""
+    words = list(args)
+    if not words[0].startswith("("):
+        return _condition(words[0])
+    current = 1 if words[0] == "(" else 0
+    if current == 0:
+        words[0] = words[0][1:]
+    last = len(words) - 1
+    if not words[last].endswith(")"):
+        return _condition(words[last])
+    if words[last] == ")":
+        last -= 1
+    else:
+        words[last] = words[last][:-1]
+    return words, current, last
+
+
+def _variable_test(words: list[str], current: int, last: int, regex: Regex) -> str | None:
+    """if ($var), ($var = text), ($var ~ regex) and their negations."""
+    if current not in (last, last - 2):
+        return _condition(words[current])
+    if current == last:
+        return None
+    operator = words[current + 1]
+    if operator in ("~", "~*", "!~", "!~*"):
+        return regex(words[last], caseless=operator.endswith("*"))
+    if operator not in ("=", "!="):
+        return (
+            f"{operator!r} is no operator of a condition (nginx: unexpected in condition): use "
+            "=, !=, ~, ~*, !~ or !~*"
+        )
+    return None
+
+
+def _if(args: Args, regex: Regex) -> str | None:
+    """ngx_http_rewrite_if_condition: the words between ( and ), and a regex after ~."""
+    cut = _condition_words(args)
+    if isinstance(cut, str):
+        return cut
+    words, current, last = cut
+    word = words[current] if current < len(words) else ""
+    if len(word) > 1 and word.startswith("$"):
+        return _variable_test(words, current, last, regex)
+    file_test = (len(word) == 2 and word[0] == "-") or (len(word) == 3 and word[:2] == "!-")
+    if file_test and current + 1 == last and word[-1] in "fdex":
+        return None
+    return _condition(word)
+
+
+_REWRITE_FLAGS = ("last", "break", "redirect", "permanent")
+
+
+def _rewrite(args: Args, regex: Regex) -> str | None:
+    if not args[1]:
+        return "takes a replacement that is not empty (nginx: empty replacement)"
+    if len(args) == 3 and args[2] not in _REWRITE_FLAGS:
+        return (
+            f"takes a flag of {', '.join(_REWRITE_FLAGS)}, not {args[2]!r} (nginx: invalid "
+            "parameter)"
+        )
+    return regex(args[0], caseless=False)
+
+
+def _server_name(args: Args, regex: Regex) -> str | None:
+    """ngx_http_core_server_name (and stream's): wildcards, and regexes, caseless when the
+    pattern has a capital letter."""
+    for name in args:
+        if (name.startswith("*") and (len(name) < 3 or name[1] != ".")) or name == ".":
+            return (
+                f"{name!r} is no server name nginx takes (nginx: server name is invalid): a "
+                "wildcard is *.example.com or .example.com"
+            )
+        if not name.startswith("~"):
+            continue
+        if name == "~":
+            return "has a ~ with no regex after it (nginx: empty regex in server name)"
+        pattern = name[1:]
+        capital = any("A" <= char <= "Z" for char in pattern)
+        found = regex(pattern, caseless=capital)
+        if found:
+            return found
+    return None
+
+
+def _tilde_first(*, caseless: bool | None) -> Callable[[Args, Regex], str | None]:
+    """A handler whose first of two arguments is a regex after ~ (~* caseless when
+    ``caseless`` is None, else always as given): proxy_redirect and the proxy_cookie_*."""
+
+    def check(args: Args, regex: Regex) -> str | None:
+        first = args[0]
+        if len(args) != 2 or not first.startswith("~"):
+            return None
+        if caseless is None and first.startswith("~*"):
+            return regex(first[2:], caseless=True)
+        return regex(first[1:], caseless=bool(caseless))
+
+    return check
+
+
+def _cookie_flags(args: Args, regex: Regex) -> str | None:
+    return regex(args[0][1:], caseless=True) if args[0].startswith("~") else None
+
+
+# valid_referers, gzip_disable and fastcgi_split_path_info compile with ngx_regex_compile
+# alone: their named captures name no variable.
+def _valid_referers(args: Args, regex: Regex) -> str | None:
+    for referer in args:
+        if not referer:
+            return "has an empty referer (nginx: invalid referer)"
+        if referer == "~":
+            return "has a ~ with no regex after it (nginx: empty regex)"
+        if referer.startswith("~"):
+            found = regex_problem(referer[1:], caseless=True)
+            if found:
+                return found
+    return None
+
+
+def _gzip_disable(args: Args, regex: Regex) -> str | None:
+    for pattern in args:
+        if pattern not in ("msie6", "degradation"):
+            found = regex_problem(pattern, caseless=True)
+            if found:
+                return found
+    return None
+
+
+def _split_path_info(args: Args, regex: Regex) -> str | None:
+    return regex_problem(args[0], caseless=False, captures=2)
+
+
+def _map_entry(entry: Directive, defaults: list[int], regex: Regex) -> str | None:
+    """ngx_http_map (stream's is the same): one entry of a map's body."""
+    words = (entry.name, *entry.args)
+    if entry.block is not None:
+        return 'an entry of a map is key value; not a block (nginx: unexpected "{")'
+    if len(words) == 1 and words[0] in ("hostnames", "volatile"):
+        return None
+    if len(words) != 2:
+        return (
+            f"the map entry {' '.join(words)!r} is not key value; (nginx: invalid number of "
+            "the map parameters): quote a key or value with spaces"
+        )
+    if words[0] == "default":
+        defaults.append(entry.line)
+        twice = len(defaults) > 1
+        return (
+            "a second default in the map (nginx: duplicate default map parameter)"
+            if twice
+            else None
+        )
+    if not words[0].startswith("~"):
+        return None
+    caseless = words[0].startswith("~*")
+    return regex(words[0][2 if caseless else 1 :], caseless=caseless)
+
+
+def _map(directive: Directive, regex: Regex) -> str | None:
+    if not directive.args[1].startswith("$"):
+        return (
+            f"defines a variable, so its second argument starts with $, not "
+            f"{directive.args[1]!r} (nginx: invalid variable name)"
+        )
+    defaults: list[int] = []
+    for entry in directive.block or ():
+        found = _map_entry(entry, defaults, regex)
+        if found:
+            return f"line {entry.line}: {found}"
+    return None
+
+
+_BY_ARGS: dict[str, Callable[[Args, Regex], str | None]] = {
+    "return": _return,
+    "location": _location,
+    "if": _if,
+    "rewrite": _rewrite,
+    "server_name": _server_name,
+    "proxy_redirect": _tilde_first(caseless=None),
+    "cookie_domain": _tilde_first(caseless=True),
+    "cookie_path": _tilde_first(caseless=None),
+    "cookie_flags": _cookie_flags,
+    "valid_referers": _valid_referers,
+    "gzip_disable": _gzip_disable,
+    "split_path_info": _split_path_info,
+}
+KINDS = frozenset({*_BY_ARGS, "map"})
+
+
+def handler_problem(kind: str, directive: Directive, fixed: frozenset[str]) -> str | None:
+    """Why the handler of ``kind`` (the table's value of a directive) refuses the directive,
+    as nginx words it, or None; ``fixed``: the variables (lowercase) a named capture of its
+    regex may not redefine."""
+    regex = partial(regex_problem, fixed=fixed)
+    if kind == "map":
+        return _map(directive, regex)
+    return _BY_ARGS[kind](directive.args, regex)
