@@ -57,6 +57,8 @@ SLOTS = {
     "ngx_conf_set_bufs_slot": "bufs",
     "ngx_conf_set_enum_slot": "enum",
     "ngx_conf_set_bitmask_slot": "bitmask",
+    # A size, or a value with variables read per request (ngx_http_script.c).
+    "ngx_http_set_complex_value_size_slot": "complex_size",
     # The custom handlers ported (spec/directive_handlers.py).
     "ngx_http_rewrite_return": "return",
     "ngx_http_core_location": "location",
@@ -73,6 +75,15 @@ SLOTS = {
     "ngx_http_valid_referers": "valid_referers",
     "ngx_http_gzip_disable": "gzip_disable",
     "ngx_http_fastcgi_split_path_info": "split_path_info",
+    "ngx_http_access_rule": "access",
+    "ngx_stream_access_rule": "access",
+    "ngx_http_core_error_page": "error_page",
+    "ngx_http_headers_expires": "expires",
+    "ngx_http_core_keepalive": "keepalive_timeout",
+    "ngx_http_limit_req_zone": "limit_req_zone",
+    "ngx_http_limit_conn_zone": "limit_conn_zone",
+    "ngx_http_limit_req": "limit_req",
+    "ngx_http_limit_conn": "limit_conn",
 }
 # Compiling a regex at configuration time; a handler that does so (itself or through what it
 # calls) must be one ported above, or validate would take a regex nginx refuses. (map's body

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tpgen.spec.directive_handlers import KINDS as HANDLER_KINDS
-from tpgen.spec.directives import Target, commands, http_variables, refusals
+from tpgen.spec.directives import Target, commands, defined_names, http_variables, refusals
 from tpgen.spec.directives import present as directive_present
 from tpgen.spec.nginx_syntax import parse
 
@@ -361,6 +361,95 @@ HANDLER_CASES = [
     ("http", "split_clients $uri $request { 50% a; * b; }"),
     ("http", "geo $remote_addr { }"),
     ("http", "geo $remote_addr $geo_x { }"),
+    # Handlers of addresses, error pages, expiry, keepalive and limits.
+    ("location", "allow 1.2.3.4;"),
+    ("location", "allow 1.2.3.4/33;"),
+    ("location", "allow 1..2.3;"),
+    ("location", "allow 255.255.255.255;"),
+    ("location", "allow 01.2.3.4;"),
+    ("location", "allow 1.2.3;"),
+    ("location", "allow 1.2.3.256;"),
+    ("location", "deny 10.1.2.3/8;"),
+    ("location", "deny all;"),
+    ("location", "deny unix:;"),
+    ("location", "allow x;"),
+    ("location", "allow ::1;"),
+    ("location", "allow ::/0;"),
+    ("location", "allow 2001:db8::/129;"),
+    ("location", "allow fe80::1%eth0;"),
+    ("location", "allow ::ffff:1.2.3.4;"),
+    ("location", "allow 1:2:3:4:5:6:7:8;"),
+    ("location", "allow 1:2:3:4:5:6:7:8:9;"),
+    ("location", "allow 1:2:3:4:5:6:1.2.3.4;"),
+    ("location", "allow 1:2:3:4:5:6:7:1.2.3.4;"),
+    ("location", "allow 1::2::3;"),
+    ("location", "allow 12345::1;"),
+    ("location", "allow :1;"),
+    ("location", "allow 1::;"),
+    ("location", "allow 1.2.3.4/;"),
+    ("location", "error_page 404 /x;"),
+    ("location", "error_page 404 500 =200 /x;"),
+    ("location", "error_page 404 = /x;"),
+    ("location", "error_page 499 /x;"),
+    ("location", "error_page 200 /x;"),
+    ("location", "error_page 600 /x;"),
+    ("location", "error_page =200 /x;"),
+    ("location", "error_page 404 =x /x;"),
+    ("location", "error_page 3o1 /x;"),
+    ("location", "expires 1h;"),
+    ("location", "expires modified 1h;"),
+    ("location", "expires epoch;"),
+    ("location", "expires max;"),
+    ("location", "expires off;"),
+    ("location", "expires @15h30m;"),
+    ("location", "expires @25h;"),
+    ("location", "expires modified @1h;"),
+    ("location", "expires modified epoch;"),
+    ("location", "expires -1;"),
+    ("location", "expires +1d;"),
+    ("location", "expires 1x;"),
+    ("location", "expires 500ms;"),
+    ("location", "expires abc 1h;"),
+    ("location", "expires $uri;"),
+    ("location", "keepalive_timeout 65;"),
+    ("location", "keepalive_timeout 65 60;"),
+    ("location", "keepalive_timeout 65 500ms;"),
+    ("location", "keepalive_timeout 1x;"),
+    ("location", "keepalive_timeout 0;"),
+    ("http", "limit_req_zone $binary_remote_addr zone=one:10m rate=1r/s;"),
+    ("http", "limit_req_zone $uri zone=one:16k rate=1r/s;"),
+    ("http", "limit_req_zone $uri zone=one rate=1r/s;"),
+    ("http", "limit_req_zone $uri zone=one:1m rate=0r/s;"),
+    ("http", "limit_req_zone $uri zone=one:1m rate=5r/h;"),
+    ("http", "limit_req_zone $uri zone=one:1m rate=5;"),
+    ("http", "limit_req_zone $uri zone=one:1m rate=30r/m;"),
+    ("http", "limit_req_zone $uri rate=1r/s;"),
+    ("http", "limit_req_zone $uri zone=one:1m foo=bar;"),
+    ("http", "limit_conn_zone $binary_remote_addr zone=c:10m;"),
+    ("http", "limit_conn_zone $uri zone=c:10x;"),
+    ("http", "limit_conn_zone $uri c;"),
+    (
+        "http",
+        "limit_req_zone $uri zone=r:1m rate=1r/s; server { limit_req zone=r burst=5 nodelay; }",
+    ),
+    ("http", "limit_req_zone $uri zone=r:1m rate=1r/s; server { limit_req zone=r burst=0; }"),
+    ("http", "limit_req_zone $uri zone=r:1m rate=1r/s; server { limit_req zone=r delay=x; }"),
+    ("http", "limit_req_zone $uri zone=r:1m rate=1r/s; server { limit_req zone=r fast; }"),
+    ("http", "limit_req_zone $uri zone=r:1m rate=1r/s; server { limit_req burst=5; }"),
+    ("http", "limit_conn_zone $uri zone=c:1m; server { limit_conn c 100; }"),
+    ("http", "limit_conn_zone $uri zone=c:1m; server { limit_conn c 0; }"),
+    ("http", "limit_conn_zone $uri zone=c:1m; server { limit_conn c 65536; }"),
+    # Names used that the config must define: log formats, limit zones.
+    ("http", "server { access_log x.log nosuch; }"),
+    ("http", "log_format f x; server { access_log x.log f; }"),
+    ("http", "server { access_log x.log combined; access_log off; }"),
+    ("http", "server { limit_req zone=nosuch; }"),
+    ("http", "server { limit_conn nosuch 1; }"),
+    ("http", "server { location / { limit_conn c 1; } } limit_conn_zone $uri zone=c:1m;"),
+    ("http", "fastcgi_cache_path f keys_zone=f1:1m; server { fastcgi_cache f1; }"),
+    ("http", "fastcgi_cache_path f keys_zone=f1:1m; server { fastcgi_cache f2; }"),
+    ("http", "server { uwsgi_cache $uri; scgi_cache off; }"),
+    ("http", "server { scgi_cache nosuch; }"),
 ]
 
 
@@ -370,7 +459,9 @@ def handler_disagreements(run: Runner, root: Path, version: Version) -> list[tup
     said = run(write_configs(root, [(context, text + "\n") for context, text in HANDLER_CASES]))
     wrong = []
     for (context, text), nginx_said in zip(HANDLER_CASES, said, strict=True):
-        refused = [why for _, why in refusals(parse(text + "\n"), context, Target(version))]
+        tree = parse(text + "\n")
+        names = frozenset(defined_names(tree, context))
+        refused = [why for _, why in refusals(tree, context, Target(version, names=names))]
         if bool(refused) != (nginx_said != TAKEN):
             wrong.append((context, text, f"nginx: {nginx_said}; tpgen: {refused[:1]}"))
     return wrong

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tpgen.api import make_plan, render_config
 from tpgen.check import check_plan
-from tpgen.spec import directive_values, pcre
+from tpgen.spec import directive_handlers, directive_values, pcre
 from tpgen.spec.directives import (
     INNER_CONTEXTS,
     Site,
@@ -408,6 +408,26 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
         ("http", "http2_streams_index_size 33;", "takes a power of two, not 33"),
         ("location", "set $URI x;", "set defines $URI, a variable of nginx's own that a config"),
         (
+            "location",
+            "allow 10.0.0.0/33;",
+            "takes all, unix: or an IPv4 or IPv6 address with /bits",
+        ),
+        ("location", "error_page 499 /x;", "takes status codes 300 to 599 (not 499), not '499'"),
+        ("location", "error_page 200 /x;", "not 200 (nginx: must be between 300 and 599)"),
+        ("location", "expires @25h;", "takes a time of day under 24h after @, not '@25h'"),
+        ("location", "expires soon;", "takes a time (1h, 30d, -1, @15h30m), epoch, max or off"),
+        ("location", "keepalive_timeout 65 500ms;", "a time in whole seconds (75s 60s)"),
+        ("location", "limit_rate 1q;", "takes a size: digits, then k or m"),
+        ("http", "limit_req_zone $uri zone=z:16k rate=1r/s;", "takes a zone of at least 32k"),
+        (
+            "http",
+            "limit_req_zone $uri zone=z:1m rate=5r/h;",
+            "takes rate=Nr/s or rate=Nr/m above 0",
+        ),
+        ("http", "limit_req_zone $uri rate=1r/s rate=2r/s;", '"limit_req_zone" must have "zone"'),
+        ("location", "limit_req zone=z burst=0;", "takes burst= above 0, not 'burst=0'"),
+        ("location", "limit_conn z 65536;", "takes 1 to 65535 connections, not '65536'"),
+        (
             "server",
             "location ~ ^/(?<host>.+) {}",
             "the named capture (?<host>…) of '^/(?<host>.+)'",
@@ -421,11 +441,63 @@ def test_what_a_ported_handler_refuses_is_said_with_the_fix(
     assert expected in reason
 
 
+@pytest.mark.parametrize(
+    ("text", "taken"),
+    [
+        ("1.2.3.4", True),
+        ("1..2.3", True),  # an empty part is 0 to ngx_inet_addr
+        ("01.2.3.4", True),
+        ("255.255.255.255", False),  # INADDR_NONE: nginx cannot tell it from an error
+        ("1.2.3", False),
+        ("::", True),
+        ("1::", True),
+        ("::ffff:1.2.3.4", True),
+        ("1:2:3:4:5:6:7:8", True),
+        ("1:2:3:4:5:6:7:8:9", False),
+        ("1:2:3:4:5:6:7::", False),  # :: stands for no word at all
+        ("1:2:3:4:5:6:1.2.3.4", True),
+        ("1:2:3:4:5:6:7:1.2.3.4", False),
+        ("1::2::3", False),
+        ("fe80::1%eth0", False),  # no zone index
+        (":1", False),
+        ("12345::", False),
+        ("10.0.0.0/8", True),
+        ("10.0.0.0/33", False),
+        ("::/128", True),
+        ("::/129", False),
+        ("1.2.3.4/", False),
+    ],
+)
+def test_addresses_are_read_as_ngx_ptocidr_reads_them(text: str, taken: bool) -> None:
+    assert directive_handlers.cidr_problem(text) is not taken
+
+
 def test_a_post_handler_that_changed_is_read_for_the_target_version() -> None:
     """http2_recv_buffer_size refused up to 2 × 16 bytes until nginx 1.25.2, up to 16 since."""
     assert _reasons("http2_recv_buffer_size 17;", "http", V122)
     assert _reasons("http2_recv_buffer_size 17;", "http", V126) == []
     assert _reasons("http2_recv_buffer_size 16;", "http", V126)
+
+
+def test_without_the_pcre2_library_a_regex_is_left_to_nginx(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A controller without libpcre2-8 compiles nothing: validate takes the regex and the
+    node's nginx -t judges it; the handlers' other checks still run."""
+
+    def missing(name: str) -> None:
+        raise OSError(f"{name}: cannot open shared object file")
+
+    pcre._library.cache_clear()
+    monkeypatch.setattr("ctypes.CDLL", missing)
+    try:
+        assert not pcre.available()
+        assert _reasons("location ~ ( {}", "server") == []
+        assert _reasons("location x ( {}", "server")  # the modifier is not a regex
+    finally:
+        monkeypatch.undo()
+        pcre._library.cache_clear()
+    assert _reasons("location ~ ( {}", "server")
 
 
 def test_a_regex_nginx_takes_and_python_does_not_is_taken() -> None:

@@ -337,6 +337,49 @@ def test_a_missing_snippet_is_skipped_by_validate_and_needed_by_the_check(
     assert capsys.readouterr().err.splitlines() == [expected]
 
 
+def test_what_a_snippet_uses_is_not_refused_while_another_snippet_is_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A controller validates without the node's files: a variable, log format or zone the
+    missing http snippet may define is not "unknown"; with every snippet there, it is."""
+    http = tmp_path / "http.conf"
+    location = tmp_path / "location.conf"
+    location.write_text("add_header X-Y $my_var;\naccess_log x.log mine;\nlimit_req zone=z;\n")
+    path = _spec_file(tmp_path, spec(extra={"http": [str(http)], "location": [str(location)]}))
+    assert main(["validate", str(path)]) == 0
+    http.write_text("map $uri $my_var { default 1; }\n")
+    assert main(["validate", str(path)]) == 2
+    found = capsys.readouterr().err.splitlines()
+    assert [line.split(": ", 3)[3].split(":")[0] for line in found] == [
+        "access_log",
+        "limit_req",
+    ]
+    assert "uses the log format 'mine', which the config does not define" in found[0]
+    assert "uses the zone 'z', which no limit_req_zone of the config defines" in found[1]
+    http.write_text(
+        "map $uri $my_var { default 1; }\nlog_format mine $uri;\n"
+        "limit_req_zone $uri zone=z:1m rate=1r/s;\n"
+    )
+    assert main(["validate", str(path)]) == 0
+
+
+def test_the_role_s_check_of_some_snippets_does_not_call_the_others_names_unknown(
+    tmp_path: Path,
+) -> None:
+    """The role checks the snippets it copies; one already on the node may define what they
+    use. With every snippet given, what none defines is refused."""
+    location = tmp_path / "location.conf"
+    location.write_text("add_header X-Y $my_var;\naccess_log x.log mine;\n")
+    http = tmp_path / "http.conf"
+    http.write_text("gzip on;\n")
+    data = spec(extra={"http": ["/etc/x/http.conf"], "location": ["/etc/x/location.conf"]})
+    node = spec_from_mapping(data, "s.yaml")
+    assert extra_file_problems(node, {"/etc/x/location.conf": str(location)}) == []
+    both = {"/etc/x/location.conf": str(location), "/etc/x/http.conf": str(http)}
+    found = [item.message for item in extra_file_problems(node, both)]
+    assert len(found) == 2 and "uses $my_var" in found[0] and "log format 'mine'" in found[1]
+
+
 def test_a_snippet_that_is_there_but_unreadable_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -466,14 +509,15 @@ def test_the_layout_lists_each_snippet_once_with_its_contexts() -> None:
 
 def test_the_check_puts_the_snippets_into_nginx_t(nginx_binary: str, tmp_path: Path) -> None:
     snippet = tmp_path / "loc.conf"
-    snippet.write_text("expires 1q;\n")  # a value nginx refuses: only nginx -t sees it
+    # A value nginx refuses and tpgen does not read (resolver's address): only nginx -t sees it.
+    snippet.write_text("resolver 127.0.0.1:99999;\n")
     plan = _plan(location=[str(snippet)])
     assert check_snippet(snippet.read_text(), "location") == []
     result = check_plan(plan, nginx=nginx_binary)
     assert not result.ok
     # nginx's message names the snippet at its node path, not the throwaway prefix.
-    assert f'"expires" directive invalid value in {snippet}:1' in result.output
-    snippet.write_text("expires 1h;\n")
+    assert f'invalid port in resolver "127.0.0.1:99999" in {snippet}:1' in result.output
+    snippet.write_text("resolver 127.0.0.1;\n")
     assert check_plan(plan, nginx=nginx_binary).ok
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from tpgen.spec.directive_values import number
+from tpgen.spec.directive_values import number, size, time
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.pcre import compiled
 
@@ -320,6 +320,236 @@ def _map(directive: Directive, regex: Regex) -> str | None:
     return None
 
 
+_INADDR_NONE = 0xFFFFFFFF
+
+
+def inet_addr(text: str) -> int | None:
+    """ngx_inet_addr: dotted IPv4, each part at most 255 (an empty part is 0); None for what
+    nginx refuses, 255.255.255.255 too (it is INADDR_NONE to nginx)."""
+    address = octet = dots = 0
+    for char in text:
+        if "0" <= char <= "9":
+            octet = octet * 10 + ord(char) - ord("0")
+            if octet > 255:
+                return None
+        elif char == ".":
+            address, octet, dots = (address << 8) + octet, 0, dots + 1
+        else:
+            return None
+    if dots != 3:
+        return None
+    address = ((address << 8) + octet) & 0xFFFFFFFF
+    return None if address == _INADDR_NONE else address
+
+
+_HEX = "0123456789abcdef"
+
+
+def _inet6_words(text: str) -> tuple[list[int], int | None] | None:
+    """ngx_inet6_addr's scan: the 16-bit words before the end and where :: stands (None:
+    nginx refuses the text); an IPv4 tail counts as two words."""
+    words: list[int] = []
+    zero: int | None = None
+    nibbles = word = 0
+    digit_at: int | None = None
+    rest = text[1:] if text.startswith(":") else text
+    for index, char in enumerate(rest):
+        if char == ":":
+            if (nibbles and len(words) >= 7) or (not nibbles and zero is not None):
+                return None
+            digit_at = index + 1
+            if nibbles:
+                words.append(word)
+                nibbles = word = 0
+            else:
+                zero = len(words)
+            continue
+        if char == "." and nibbles:
+            tail = inet_addr(rest[digit_at:]) if digit_at is not None else None
+            return (
+                None if tail is None or len(words) > 6 else ([*words, *divmod(tail, 1 << 16)], zero)
+            )
+        nibbles += 1
+        if nibbles > 4 or char.lower() not in _HEX:
+            return None
+        word = word * 16 + _HEX.index(char.lower())
+    if nibbles == 0 and zero is None:
+        return None
+    return [*words, word], zero
+
+
+def inet6_addr(text: str) -> bool:
+    """Whether ngx_inet6_addr takes ``text``: eight words, or fewer around one ::."""
+    if not text:
+        return False
+    scanned = _inet6_words(text)
+    if scanned is None:
+        return False
+    words, zero = scanned
+    return len(words) < 8 if zero is not None else len(words) == 8
+
+
+def cidr_problem(text: str) -> bool:
+    """Whether ngx_ptocidr refuses ``text``: an address, IPv4 or IPv6, and /bits at most 32 or
+    128 (low bits set past the mask are only warned about)."""
+    address, slash, bits = text.partition("/")
+    if inet_addr(address) is not None:
+        largest = 32
+    elif inet6_addr(address):
+        largest = 128
+    else:
+        return True
+    if not slash:
+        return False
+    shift = number(bits)
+    return shift is None or shift > largest
+
+
+def _access(args: Args, regex: Regex) -> str | None:
+    """ngx_http_access_rule (and stream's): all, unix:, or an address with /bits."""
+    if args[0] in ("all", "unix:") or not cidr_problem(args[0]):
+        return None
+    return (
+        f"takes all, unix: or an IPv4 or IPv6 address with /bits, not {args[0]!r} (nginx: "
+        "invalid parameter)"
+    )
+
+
+def _error_page(args: Args, regex: Regex) -> str | None:
+    """ngx_http_core_error_page: codes 300–599 (not 499), an optional =code, then the URI."""
+    codes = list(args[:-1])
+    if codes[-1].startswith("="):
+        answer = codes.pop()
+        if not codes or (len(answer) > 1 and number(answer[1:]) is None):
+            return f"takes the codes, then =code, not {answer!r} first (nginx: invalid value)"
+    for code in codes:
+        status = number(code)
+        if status is None or status == 499:
+            return f"takes status codes 300 to 599 (not 499), not {code!r} (nginx: invalid value)"
+        if not 300 <= status <= 599:
+            return f"takes status codes 300 to 599, not {code} (nginx: must be between 300 and 599)"
+    return None
+
+
+def _expires(args: Args, regex: Regex) -> str | None:
+    """ngx_http_headers_expires and ngx_http_parse_expires: [modified] time, @time of day,
+    epoch, max or off; a value with a variable is read per request."""
+    modified = len(args) == 2
+    if modified and args[0] != "modified":
+        return f"takes modified before a time, not {args[0]!r} (nginx: invalid value)"
+    value = args[-1]
+    if "$" in value or (not modified and value in ("epoch", "max", "off")):
+        return None
+    daily = value.startswith("@")
+    if daily and modified:
+        return (
+            "takes no @time of day after modified (nginx: daily time cannot be used with modified)"
+        )
+    seconds = time(value[1:] if value[:1] in ("@", "+", "-") else value, seconds=True)
+    if seconds is None:
+        return (
+            f"takes a time (1h, 30d, -1, @15h30m), epoch, max or off, not {value!r} (nginx: "
+            "invalid value)"
+        )
+    if daily and seconds > 24 * 60 * 60:
+        return (
+            f"takes a time of day under 24h after @, not {value!r} (nginx: must be less than "
+            "24 hours)"
+        )
+    return None
+
+
+def _keepalive_timeout(args: Args, regex: Regex) -> str | None:
+    """ngx_http_core_keepalive: a time, then the header's time in whole seconds."""
+    if time(args[0], seconds=False) is None or (
+        len(args) == 2 and time(args[1], seconds=True) is None
+    ):
+        return (
+            f"takes a time and, for the Keep-Alive header, a time in whole seconds (75s 60s), "
+            f"not {' '.join(args)!r} (nginx: invalid value)"
+        )
+    return None
+
+
+# 8 pages of 4 KiB (ngx_pagesize on amd64 and Debian's arm64): the smallest shared zone.
+_ZONE_MIN = 8 * 4096
+
+
+def _zone_problem(word: str) -> str | None:
+    _, colon, size_text = word.removeprefix("zone=").partition(":")
+    size_bytes = size(size_text) if colon else None
+    if size_bytes is None:
+        return f"takes zone=NAME:SIZE (zone=perip:10m), not {word!r} (nginx: invalid zone size)"
+    if size_bytes < _ZONE_MIN:
+        return f"takes a zone of at least 32k, not {word!r} (nginx: zone is too small)"
+    return None
+
+
+def _rate_problem(word: str) -> str | None:
+    text = word.removeprefix("rate=")
+    if text.endswith(("r/s", "r/m")):
+        text = text[:-3]
+    rate = number(text)
+    if not rate:
+        return f"takes rate=Nr/s or rate=Nr/m above 0, not {word!r} (nginx: invalid rate)"
+    return None
+
+
+def _zone_parameters(name: str, *, rate: bool) -> Callable[[Args, Regex], str | None]:
+    """ngx_http_limit_req_zone (zone=, rate=) and ngx_http_limit_conn_zone (zone=): the key,
+    then the parameters."""
+
+    def check(args: Args, regex: Regex) -> str | None:
+        zoned = False
+        for word in args[1:]:
+            if word.startswith("zone="):
+                zoned = True
+                found = _zone_problem(word)
+            elif rate and word.startswith("rate="):
+                found = _rate_problem(word)
+            else:
+                found = (
+                    f"takes zone= {'and rate= ' if rate else ''}after the key, not {word!r} "
+                    "(nginx: invalid parameter)"
+                )
+            if found:
+                return found
+        return (
+            None
+            if zoned
+            else f'takes a zone=NAME:SIZE (nginx: "{name}" must have "zone" parameter)'
+        )
+
+    return check
+
+
+def _limit_req(args: Args, regex: Regex) -> str | None:
+    """ngx_http_limit_req: zone=, burst= and delay= above 0, nodelay."""
+    zoned = False
+    for word in args:
+        key, equals, value = word.partition("=")
+        if equals and key == "zone":
+            zoned = True
+        elif equals and key in ("burst", "delay"):
+            if not number(value):
+                return f"takes {key}= above 0, not {word!r} (nginx: invalid {key} value)"
+        elif word != "nodelay":
+            return (
+                f"takes zone=, burst=, delay= or nodelay, not {word!r} (nginx: invalid parameter)"
+            )
+    return None if zoned else 'takes zone=NAME (nginx: "limit_req" must have "zone" parameter)'
+
+
+def _limit_conn(args: Args, regex: Regex) -> str | None:
+    """ngx_http_limit_conn: the zone, then 1 to 65535 connections."""
+    count = number(args[1])
+    if not count or count > 65535:
+        return (
+            f"takes 1 to 65535 connections, not {args[1]!r} (nginx: invalid number of connections)"
+        )
+    return None
+
+
 _BY_ARGS: dict[str, Callable[[Args, Regex], str | None]] = {
     "return": _return,
     "location": _location,
@@ -333,6 +563,14 @@ _BY_ARGS: dict[str, Callable[[Args, Regex], str | None]] = {
     "valid_referers": _valid_referers,
     "gzip_disable": _gzip_disable,
     "split_path_info": _split_path_info,
+    "access": _access,
+    "error_page": _error_page,
+    "expires": _expires,
+    "keepalive_timeout": _keepalive_timeout,
+    "limit_req_zone": _zone_parameters("limit_req_zone", rate=True),
+    "limit_conn_zone": _zone_parameters("limit_conn_zone", rate=False),
+    "limit_req": _limit_req,
+    "limit_conn": _limit_conn,
 }
 KINDS = frozenset({*_BY_ARGS, "map"})
 

@@ -150,6 +150,9 @@ def _names(kind: str, choices: Sequence[str], args: Sequence[str]) -> str | None
 def value_problem(kind: str, choices: Sequence[str], args: Sequence[str]) -> str | None:
     """Why the handler that parses ``kind`` (the table's value of a directive) refuses
     ``args``, as nginx words it, or None."""
+    if kind == "complex_size":
+        # ngx_http_set_complex_value_size_slot: any $ makes it a script, sized per request.
+        return None if "$" in args[0] else _parsed("size", args)
     if kind in _WORDS:
         return _parsed(kind, args)
     if kind in ("enum", "bitmask"):

@@ -283,6 +283,77 @@ def _value(directive: Directive, command: Command, fixed: frozenset[str]) -> str
     return None
 
 
+# What defines a shared zone, the parameter that names it, and what nginx says of a use of a
+# zone no such directive defines.
+_ZONE_DEFINERS = {
+    "limit_req_zone": ("zone=", "zero size shared memory zone"),
+    "limit_conn_zone": ("zone=", "zero size shared memory zone"),
+    "fastcgi_cache_path": ("keys_zone=", "zone is unknown"),
+    "uwsgi_cache_path": ("keys_zone=", "zone is unknown"),
+    "scgi_cache_path": ("keys_zone=", "zone is unknown"),
+}
+_ZONE_USERS = {"fastcgi_cache", "uwsgi_cache", "scgi_cache"}
+
+
+def _defined_name(directive: Directive) -> tuple[str, str] | None:
+    """(what defines it, the name) of a log format or shared zone a directive defines."""
+    if directive.name == "log_format" and directive.args:
+        return "log_format", directive.args[0]
+    if directive.name in _ZONE_DEFINERS:
+        prefix = _ZONE_DEFINERS[directive.name][0]
+        for arg in directive.args[1:]:
+            if arg.startswith(prefix):
+                return directive.name, arg.removeprefix(prefix).partition(":")[0]
+    return None
+
+
+def defined_names(directives: tuple[Directive, ...], context: str = "main") -> set[tuple[str, str]]:
+    """The HTTP log formats and limit zones a config defines, at any depth (stream's and
+    mail's are their own)."""
+    found: set[tuple[str, str]] = set()
+    for directive in directives:
+        name = _defined_name(directive) if context in HTTP_CONTEXTS else None
+        if name is not None:
+            found.add(name)
+        inner = INNER_CONTEXTS.get((context, directive.name))
+        if inner is not None and directive.block is not None:
+            found |= defined_names(directive.block, inner)
+    return found
+
+
+def _referenced_name(directive: Directive) -> tuple[str, str] | None:
+    """(what must define it, the name) of the log format or shared zone a directive uses."""
+    args = directive.args
+    if directive.name == "access_log" and len(args) >= 2 and args[1] != "combined":
+        return "log_format", args[1]
+    if directive.name == "limit_req":
+        zones = [arg.removeprefix("zone=") for arg in args if arg.startswith("zone=")]
+        return ("limit_req_zone", zones[0]) if zones else None
+    if directive.name == "limit_conn" and args:
+        return "limit_conn_zone", args[0]
+    # "off", or a zone named per request by a variable.
+    if directive.name in _ZONE_USERS and args and args[0] != "off" and "$" not in args[0]:
+        return f"{directive.name}_path", args[0]
+    return None
+
+
+def _unknown_name(directive: Directive, names: frozenset[tuple[str, str]] | None) -> str | None:
+    used = _referenced_name(directive)
+    if names is None or used is None or used in names:
+        return None
+    kind, name = used
+    if kind == "log_format":
+        return (
+            f"uses the log format {name!r}, which the config does not define (nginx: unknown "
+            "log format): define it with log_format in an extra.http snippet, or use combined "
+            "or tpgen"
+        )
+    return (
+        f"uses the zone {name!r}, which no {kind} of the config defines (nginx: "
+        f"{_ZONE_DEFINERS[kind][1]}): define it with {kind} in an extra.http snippet"
+    )
+
+
 def _redefined(directive: Directive, fixed: frozenset[str]) -> str | None:
     variable = defined_variable(directive)
     name = variable.removeprefix("$") if variable else ""
@@ -384,12 +455,14 @@ def _named_twice(key: tuple[str, ...], by_tpgen: bool) -> str:
 @dataclass(frozen=True)
 class Target:
     """What a snippet is checked for: the nginx version, whether a loaded module outside
-    nginx's own may bring names nginx lacks, and the variables the whole config defines
-    (:func:`defined_variables`; None: references are not read)."""
+    nginx's own may bring names nginx lacks, the variables the whole config defines
+    (:func:`defined_variables`) and the log formats and zones (:func:`defined_names`; None:
+    references are not read)."""
 
     version: Version
     unchecked_names: bool = False
     defined: frozenset[str] | None = None
+    names: frozenset[tuple[str, str]] | None = None
 
 
 def _command(
@@ -460,6 +533,8 @@ def refusals(
             scripted = not command.literal and context in HTTP_CONTEXTS
             if reason is None and target.defined is not None and scripted:
                 reason = _unknown_variable(directive, target.version, target.defined)
+            if reason is None and context in HTTP_CONTEXTS:
+                reason = _unknown_name(directive, target.names)
         seen.add(directive)
         if reason is not None:
             yield directive, reason

@@ -21,6 +21,7 @@ from tpgen.spec.directives import (
     Site,
     Target,
     block_site,
+    defined_names,
     defined_variable,
     defined_variables,
     include_sites,
@@ -233,6 +234,39 @@ def _read(
     return _Snippet(where, path, text, _tree(text))
 
 
+def _target(
+    spec: NodeSpec, read: list[_Snippet], tree: tuple[Directive, ...], config: str | None
+) -> Target:
+    """What the snippets are checked for: the version, whether a snippet loads a module, and
+    what the whole config defines for their references — unknown while one of the spec's
+    snippets is unread (not here, or not among those checked)."""
+    here = [snippet for snippet in read if snippet.text is not None]
+    foreign = any(
+        snippet.where[1] == "main" and any(d.name == "load_module" for d in snippet.directives)
+        for snippet in here
+    )
+    every = {path for context in EXTRA_CONTEXTS for path in getattr(spec.extra, context)}
+    whole = (
+        config is not None
+        and every <= {snippet.path for snippet in read}
+        and all(snippet.text is not None or snippet.refused for snippet in read)
+    )
+    defined = names = None
+    if whole and not foreign:
+        defined = defined_variables(tree, config or "").union(
+            *(defined_variables(snippet.directives, snippet.text or "") for snippet in here)
+        )
+    if whole:
+        names = frozenset(
+            defined_names(tree).union(
+                *(defined_names(snippet.directives, snippet.where[1]) for snippet in here)
+            )
+        )
+    return Target(
+        version_tuple(spec.nginx.version), unchecked_names=foreign, defined=defined, names=names
+    )
+
+
 def snippet_problems(
     spec: NodeSpec,
     shadowed: Mapping[str, Mapping[str, str]] | None = None,
@@ -255,18 +289,8 @@ def snippet_problems(
         for index, path in enumerate(getattr(spec.extra, context))
         if only is None or path in only
     ]
-    here = [snippet for snippet in read if snippet.text is not None]
-    foreign = any(
-        snippet.where[1] == "main" and any(d.name == "load_module" for d in snippet.directives)
-        for snippet in here
-    )
     tree = parse(config) if config is not None else ()
-    defined = None
-    if config is not None and not foreign:
-        defined = defined_variables(tree, config).union(
-            *(defined_variables(snippet.directives, snippet.text or "") for snippet in here)
-        )
-    target = Target(version_tuple(spec.nginx.version), unchecked_names=foreign, defined=defined)
+    target = _target(spec, read, tree, config)
     sites = include_sites(tree)
     before: dict[str, Site] = {}
     problems: list[Problem] = []

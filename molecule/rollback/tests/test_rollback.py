@@ -210,14 +210,14 @@ def test_a_snippet_tpgen_refuses_stops_the_play_before_anything_changes(
 def test_a_snippet_nginx_rejects_is_put_back_and_the_config_stays(
     host: Any, checks: ModuleType, before: dict[str, Any], tmp_path: Path
 ) -> None:
-    # tpgen has nothing against it (a number, as gzip_comp_level's parser takes); nginx -t
-    # refuses it past the parser (1 to 9). nginx.conf does not change (the spec is the same):
-    # the handler's nginx -t fails, and the rollback puts the snippet back.
+    # tpgen does not read a resolver's address (it passes validate); nginx -t refuses the
+    # port. nginx.conf does not change (the spec is the same): the handler's nginx -t fails,
+    # and the rollback puts the snippet back.
     bad = tmp_path / "rollback-server.conf"
-    bad.write_text("gzip_comp_level 10;\n")
+    bad.write_text("resolver 127.0.0.1:99999;\n")
     output = run_site({"nginx_tpconfig_extra_files": {SNIPPET: str(bad)}})
     assert 'task "Test the nginx configuration" failed' in output
-    assert f"value must be between 1 and 9 in {SNIPPET}:1" in output
+    assert f'invalid port in resolver "127.0.0.1:99999" in {SNIPPET}:1' in output
     assert f"The extra snippets it replaced were put back: {SNIPPET}." in output
     assert "/etc/nginx/nginx.conf was not changed: the previous config is still live" in output
     after = checks.snapshot(host)
