@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tpgen.api import make_plan, render_config
 from tpgen.check import check_plan
-from tpgen.spec import directive_handlers, directive_values, pcre
+from tpgen.spec import directive_values, nginx_addresses, pcre
 from tpgen.spec.directives import (
     INNER_CONTEXTS,
     Site,
@@ -469,7 +469,7 @@ def test_what_a_ported_handler_refuses_is_said_with_the_fix(
     ],
 )
 def test_addresses_are_read_as_ngx_ptocidr_reads_them(text: str, taken: bool) -> None:
-    assert directive_handlers.cidr_problem(text) is not taken
+    assert nginx_addresses.cidr_problem(text) is not taken
 
 
 def test_a_post_handler_that_changed_is_read_for_the_target_version() -> None:

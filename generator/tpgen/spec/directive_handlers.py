@@ -1,10 +1,12 @@
 """What nginx's own handlers of some directives refuse of their arguments, ported from them:
-return's code, location's modifier and nesting, if's condition, the regexes (compiled by PCRE2
-with the handler's options, spec/pcre.py) of location, if, rewrite, server_name, map, the
-proxy_redirect and proxy_cookie_* rewrites, valid_referers, gzip_disable and
-fastcgi_split_path_info. The table (data/nginx-directives.json) names the handler of each
-directive by the kind below; scripts/nginx_directives.py refuses to write a table in which a
-handler that compiles a regex has none.
+return's code, location's modifier and nesting, if's condition, a map's entries, rewrite's
+flag, server names, the regexes (compiled by PCRE2 with the handler's options, spec/pcre.py)
+of location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_* rewrites,
+valid_referers, gzip_disable and fastcgi_split_path_info; allow and deny's addresses,
+error_page's codes, expires, keepalive_timeout, and the limit_req/limit_conn zones and
+limits. The table (data/nginx-directives.json) names the handler of each directive by the
+kind below; scripts/nginx_directives.py refuses to write a table in which a handler that
+compiles a regex has none.
 """
 
 from __future__ import annotations
@@ -13,10 +15,14 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from tpgen.spec.directive_values import number, size, time
+from tpgen.spec.nginx_addresses import cidr_problem
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.pcre import compiled
 
 Args = Sequence[str]
+# A handler's check of its words compiles its regexes with the Regex given, which knows the
+# variables a named capture may not redefine where the regex is an HTTP one.
+Regex = Callable[..., str | None]
 
 # A redirect without a code (302) starts so (ngx_http_rewrite_return, ngx_http_rewrite).
 _REDIRECT_STARTS = ("http://", "https://", "$scheme")
@@ -71,11 +77,6 @@ def redefined_problem(name: str, what: str) -> str:
         f"{what} defines ${name}, a variable of nginx's own that a config may not redefine "
         f'(nginx: the duplicate "{name}" variable): give it another name'
     )
-
-
-# A handler's check of its words; it compiles its regexes with the Regex given, which knows
-# the variables a named capture may not redefine where the regex is an HTTP one.
-Regex = Callable[..., str | None]
 
 
 def location_regex(args: Args) -> tuple[str, bool] | None:
@@ -280,7 +281,7 @@ def _split_path_info(args: Args, regex: Regex) -> str | None:
     return regex_problem(args[0], caseless=False, captures=2)
 
 
-def _map_entry(entry: Directive, defaults: list[int], regex: Regex) -> str | None:
+def _map_entry(entry: Directive, regex: Regex) -> str | None:
     """ngx_http_map (stream's is the same): one entry of a map's body."""
     words = (entry.name, *entry.args)
     if entry.block is not None:
@@ -291,14 +292,6 @@ def _map_entry(entry: Directive, defaults: list[int], regex: Regex) -> str | Non
         return (
             f"the map entry {' '.join(words)!r} is not key value; (nginx: invalid number of "
             "the map parameters): quote a key or value with spaces"
-        )
-    if words[0] == "default":
-        defaults.append(entry.line)
-        twice = len(defaults) > 1
-        return (
-            "a second default in the map (nginx: duplicate default map parameter)"
-            if twice
-            else None
         )
     if not words[0].startswith("~"):
         return None
@@ -312,97 +305,16 @@ def _map(directive: Directive, regex: Regex) -> str | None:
             f"defines a variable, so its second argument starts with $, not "
             f"{directive.args[1]!r} (nginx: invalid variable name)"
         )
-    defaults: list[int] = []
+    seen_default = False
     for entry in directive.block or ():
-        found = _map_entry(entry, defaults, regex)
+        found = _map_entry(entry, regex)
+        if found is None and entry.name == "default" and len(entry.args) == 1:
+            if seen_default:
+                found = "a second default in the map (nginx: duplicate default map parameter)"
+            seen_default = True
         if found:
             return f"line {entry.line}: {found}"
     return None
-
-
-_INADDR_NONE = 0xFFFFFFFF
-
-
-def inet_addr(text: str) -> int | None:
-    """ngx_inet_addr: dotted IPv4, each part at most 255 (an empty part is 0); None for what
-    nginx refuses, 255.255.255.255 too (it is INADDR_NONE to nginx)."""
-    address = octet = dots = 0
-    for char in text:
-        if "0" <= char <= "9":
-            octet = octet * 10 + ord(char) - ord("0")
-            if octet > 255:
-                return None
-        elif char == ".":
-            address, octet, dots = (address << 8) + octet, 0, dots + 1
-        else:
-            return None
-    if dots != 3:
-        return None
-    address = ((address << 8) + octet) & 0xFFFFFFFF
-    return None if address == _INADDR_NONE else address
-
-
-_HEX = "0123456789abcdef"
-
-
-def _inet6_words(text: str) -> tuple[list[int], int | None] | None:
-    """ngx_inet6_addr's scan: the 16-bit words before the end and where :: stands (None:
-    nginx refuses the text); an IPv4 tail counts as two words."""
-    words: list[int] = []
-    zero: int | None = None
-    nibbles = word = 0
-    digit_at: int | None = None
-    rest = text[1:] if text.startswith(":") else text
-    for index, char in enumerate(rest):
-        if char == ":":
-            if (nibbles and len(words) >= 7) or (not nibbles and zero is not None):
-                return None
-            digit_at = index + 1
-            if nibbles:
-                words.append(word)
-                nibbles = word = 0
-            else:
-                zero = len(words)
-            continue
-        if char == "." and nibbles:
-            tail = inet_addr(rest[digit_at:]) if digit_at is not None else None
-            return (
-                None if tail is None or len(words) > 6 else ([*words, *divmod(tail, 1 << 16)], zero)
-            )
-        nibbles += 1
-        if nibbles > 4 or char.lower() not in _HEX:
-            return None
-        word = word * 16 + _HEX.index(char.lower())
-    if nibbles == 0 and zero is None:
-        return None
-    return [*words, word], zero
-
-
-def inet6_addr(text: str) -> bool:
-    """Whether ngx_inet6_addr takes ``text``: eight words, or fewer around one ::."""
-    if not text:
-        return False
-    scanned = _inet6_words(text)
-    if scanned is None:
-        return False
-    words, zero = scanned
-    return len(words) < 8 if zero is not None else len(words) == 8
-
-
-def cidr_problem(text: str) -> bool:
-    """Whether ngx_ptocidr refuses ``text``: an address, IPv4 or IPv6, and /bits at most 32 or
-    128 (low bits set past the mask are only warned about)."""
-    address, slash, bits = text.partition("/")
-    if inet_addr(address) is not None:
-        largest = 32
-    elif inet6_addr(address):
-        largest = 128
-    else:
-        return True
-    if not slash:
-        return False
-    shift = number(bits)
-    return shift is None or shift > largest
 
 
 def _access(args: Args, regex: Regex) -> str | None:
