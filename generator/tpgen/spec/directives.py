@@ -6,7 +6,7 @@ upstream or location already there, and a $variable nothing defines. The rules a
 ngx_conf_handler's; the tables are nginx's modules' own (data/nginx-directives.json, written by
 scripts/nginx_directives.py from nginx's source). The values of the standard parsers and their
 post handlers are directive_values'; those of the handlers ported (location, if, the regexes),
-directive_handlers'. Other values (a path, an address) stay nginx -t's to judge.
+directive_handlers'. Other values (a path, a URL) stay nginx -t's to judge.
 """
 
 from __future__ import annotations
