@@ -11,7 +11,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tpgen.spec.directive_handlers import KINDS as HANDLER_KINDS
-from tpgen.spec.directives import Target, commands, defined_names, http_variables, refusals
+from tpgen.spec.directives import (
+    Target,
+    commands,
+    defined_names,
+    directive_names,
+    http_variables,
+    refusals,
+)
 from tpgen.spec.directives import present as directive_present
 from tpgen.spec.nginx_syntax import parse
 
@@ -450,6 +457,11 @@ HANDLER_CASES = [
     ("http", "fastcgi_cache_path f keys_zone=f1:1m; server { fastcgi_cache f2; }"),
     ("http", "server { uwsgi_cache $uri; scgi_cache off; }"),
     ("http", "server { scgi_cache nosuch; }"),
+    # A certificate needs its key: in the block, or (none there) inherited. nginx pairs them
+    # where it merges a server (tpgen's config always has one).
+    ("http", "ssl_certificate a.crt; server { }"),
+    ("http", "server { ssl_certificate a.crt; }"),
+    ("http", "ssl_certificate a.crt; ssl_certificate b.crt; ssl_certificate_key a.key; server { }"),
 ]
 
 
@@ -460,8 +472,10 @@ def handler_disagreements(run: Runner, root: Path, version: Version) -> list[tup
     wrong = []
     for (context, text), nginx_said in zip(HANDLER_CASES, said, strict=True):
         tree = parse(text + "\n")
-        names = frozenset(defined_names(tree, context))
-        refused = [why for _, why in refusals(tree, context, Target(version, names=names))]
+        target = Target(
+            version, names=frozenset(defined_names(tree, context)), used=directive_names(tree)
+        )
+        refused = [why for _, why in refusals(tree, context, target)]
         if bool(refused) != (nginx_said != TAKEN):
             wrong.append((context, text, f"nginx: {nginx_said}; tpgen: {refused[:1]}"))
     return wrong

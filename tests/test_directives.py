@@ -4,6 +4,7 @@ duplicates), from nginx's command tables — and that the table says what a real
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from tpgen.spec.directives import (
     Target,
     commands,
     defined_variables,
+    directive_names,
     http_variables,
     include_sites,
     refusals,
@@ -470,6 +472,38 @@ def test_what_a_ported_handler_refuses_is_said_with_the_fix(
 )
 def test_addresses_are_read_as_ngx_ptocidr_reads_them(text: str, taken: bool) -> None:
     assert nginx_addresses.cidr_problem(text) is not taken
+
+
+def test_a_certificate_without_its_key_is_refused_where_nginx_would_find_none(
+    nginx_binary: str, tmp_path: Path
+) -> None:
+    """A block's certificates and keys pair in order; a block that sets no key inherits the
+    keys around it, which tpgen counts only where none exists at all."""
+
+    def refused(text: str, context: str, used: str = "", site: Site | None = None) -> bool:
+        tree = parse(text)
+        names = directive_names(tree) | frozenset(used.split())
+        target = Target(V122, used=names)
+        return any(refusals(tree, context, target, site))
+
+    tls = Site("server", frozenset({"listen", "ssl_certificate", "ssl_certificate_key"}))
+    assert refused("ssl_certificate b.crt;", "server", site=tls)  # beside tpgen's pair
+    assert not refused("ssl_certificate b.crt; ssl_certificate_key b.key;", "server", site=tls)
+    assert refused("ssl_certificate a.crt;", "server")  # no key anywhere
+    assert not refused("ssl_certificate a.crt;", "server", used="ssl_certificate_key")
+    assert not refused("server { ssl_certificate a.crt; } ssl_certificate_key a.key;", "http")
+    # The real nginx takes that last one (with files to load): the key is inherited.
+    key = tmp_path / "a.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=a", "-keyout",
+         str(key), "-out", str(tmp_path / "a.crt"), "-days", "1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    text = f"server {{ ssl_certificate {tmp_path}/a.crt; }} ssl_certificate_key {key};\n"
+    assert not refused(text, "http")
+    (tmp_path / "c").mkdir()
+    folders = write_configs(tmp_path / "c", [("http", text)])
+    assert on_host(nginx_binary)(folders) == ["taken"]
 
 
 def test_a_post_handler_that_changed_is_read_for_the_target_version() -> None:

@@ -321,6 +321,15 @@ def defined_names(directives: tuple[Directive, ...], context: str = "main") -> s
     return found
 
 
+def directive_names(directives: tuple[Directive, ...]) -> frozenset[str]:
+    """Every directive name of a config, at any depth."""
+    return frozenset(
+        name
+        for directive in directives
+        for name in (directive.name, *directive_names(directive.block or ()))
+    )
+
+
 def _referenced_name(directive: Directive) -> tuple[str, str] | None:
     """(what must define it, the name) of the log format or shared zone a directive uses."""
     args = directive.args
@@ -463,6 +472,8 @@ class Target:
     unchecked_names: bool = False
     defined: frozenset[str] | None = None
     names: frozenset[tuple[str, str]] | None = None
+    # Every directive name of the whole config (None: not known).
+    used: frozenset[str] | None = None
 
 
 def _command(
@@ -543,6 +554,29 @@ def refusals(
         if inner is not None and directive.block is not None:
             around = directive if directive.name == "location" else None
             yield from refusals(directive.block, inner, target, location=around)
+    if context in ("http", "server"):
+        yield from _unpaired_certificate(directives, site, target)
+
+
+def _unpaired_certificate(
+    directives: tuple[Directive, ...], site: Site, target: Target
+) -> Iterator[tuple[Directive, str]]:
+    """ngx_http_ssl_merge_srv_conf: a block that sets certificates needs as many keys, its
+    own or (when it sets none) inherited. tpgen's own certificates come with their keys."""
+    certificates = [d for d in directives if d.name == "ssl_certificate"]
+    keys = sum(d.name == "ssl_certificate_key" for d in directives)
+    if len(certificates) <= keys:
+        return
+    no_key_anywhere = target.used is not None and "ssl_certificate_key" not in target.used
+    if keys or "ssl_certificate" in site.taken or no_key_anywhere:
+        yield (
+            certificates[-1],
+            (
+                f"has no ssl_certificate_key of its own: nginx pairs the block's certificates "
+                f"and keys in order ({len(certificates)} certificates, {keys} keys here) (nginx: "
+                'no "ssl_certificate_key" is defined for certificate): add its key after it'
+            ),
+        )
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from tpgen.spec.directives import (
     defined_names,
     defined_variable,
     defined_variables,
+    directive_names,
     include_sites,
     refusals,
 )
@@ -251,7 +252,7 @@ def _target(
         and every <= {snippet.path for snippet in read}
         and all(snippet.text is not None or snippet.refused for snippet in read)
     )
-    defined = names = None
+    defined = names = used = None
     if whole and not foreign:
         defined = defined_variables(tree, config or "").union(
             *(defined_variables(snippet.directives, snippet.text or "") for snippet in here)
@@ -262,8 +263,15 @@ def _target(
                 *(defined_names(snippet.directives, snippet.where[1]) for snippet in here)
             )
         )
+        used = directive_names(tree).union(
+            *(directive_names(snippet.directives) for snippet in here)
+        )
     return Target(
-        version_tuple(spec.nginx.version), unchecked_names=foreign, defined=defined, names=names
+        version_tuple(spec.nginx.version),
+        unchecked_names=foreign,
+        defined=defined,
+        names=names,
+        used=used,
     )
 
 
