@@ -457,6 +457,16 @@ HANDLER_CASES = [
     ("http", "fastcgi_cache_path f keys_zone=f1:1m; server { fastcgi_cache f2; }"),
     ("http", "server { uwsgi_cache $uri; scgi_cache off; }"),
     ("http", "server { scgi_cache nosuch; }"),
+    ("location", "add_header X y always;"),
+    ("location", "add_header X y 1k;"),
+    ("http", "ssl_session_cache off;"),
+    ("http", "ssl_session_cache builtin:1000 shared:SSL:10m;"),
+    ("http", "ssl_session_cache builtin:x;"),
+    ("http", "ssl_session_cache builtin:;"),
+    ("http", "ssl_session_cache shared:SSL:16k;"),
+    ("http", "ssl_session_cache shared::10m;"),
+    ("http", "ssl_session_cache shared:SSL;"),
+    ("http", "ssl_session_cache '1h 30m';"),
     # A certificate needs its key: in the block, or (none there) inherited. nginx pairs them
     # where it merges a server (tpgen's config always has one).
     ("http", "ssl_certificate a.crt; server { }"),

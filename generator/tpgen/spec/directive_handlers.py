@@ -3,10 +3,10 @@ return's code, location's modifier and nesting, if's condition, a map's entries,
 flag, server names, the regexes (compiled by PCRE2 with the handler's options, spec/pcre.py)
 of location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_* rewrites,
 valid_referers, gzip_disable and fastcgi_split_path_info; allow and deny's addresses,
-error_page's codes, expires, keepalive_timeout, and the limit_req/limit_conn zones and
-limits. The table (data/nginx-directives.json) names the handler of each directive by the
-kind below; scripts/nginx_directives.py refuses to write a table in which a handler that
-compiles a regex has none.
+error_page's codes, expires, keepalive_timeout, add_header's always, ssl_session_cache,
+and the limit_req/limit_conn zones and limits. The table (data/nginx-directives.json) names
+the handler of each directive by the kind below; scripts/nginx_directives.py refuses to
+write a table in which a handler that compiles a regex has none.
 """
 
 from __future__ import annotations
@@ -462,6 +462,41 @@ def _limit_conn(args: Args, regex: Regex) -> str | None:
     return None
 
 
+def _always(args: Args, regex: Regex) -> str | None:
+    """ngx_http_headers_add (add_header, add_trailer): a third word is always."""
+    if len(args) == 3 and args[2] != "always":
+        return f"takes always after the value, not {args[2]!r} (nginx: invalid parameter)"
+    return None
+
+
+def _session_cache_part(word: str) -> str | None:
+    if word in ("off", "none", "builtin"):
+        return None
+    if word.startswith("builtin:") and len(word) > len("builtin:"):
+        return None if number(word.removeprefix("builtin:")) is not None else "invalid"
+    name, colon, size_text = word.removeprefix("shared:").partition(":")
+    if not word.startswith("shared:") or not name or not colon:
+        return "invalid"
+    size_bytes = size(size_text)
+    if size_bytes is None:
+        return "invalid"
+    return "too small" if size_bytes < _ZONE_MIN else None
+
+
+def _session_cache(args: Args, regex: Regex) -> str | None:
+    """ngx_http_ssl_session_cache: off, none, builtin[:N], shared:NAME:SIZE (32k or more)."""
+    for word in args:
+        found = _session_cache_part(word)
+        if found == "too small":
+            return f"takes a shared cache of at least 32k, not {word!r} (nginx: is too small)"
+        if found:
+            return (
+                f"takes off, none, builtin[:N] or shared:NAME:SIZE (shared:SSL:10m), not "
+                f"{word!r} (nginx: invalid session cache)"
+            )
+    return None
+
+
 _BY_ARGS: dict[str, Callable[[Args, Regex], str | None]] = {
     "return": _return,
     "location": _location,
@@ -483,6 +518,8 @@ _BY_ARGS: dict[str, Callable[[Args, Regex], str | None]] = {
     "limit_conn_zone": _zone_parameters("limit_conn_zone", rate=False),
     "limit_req": _limit_req,
     "limit_conn": _limit_conn,
+    "always": _always,
+    "session_cache": _session_cache,
 }
 KINDS = frozenset({*_BY_ARGS, "map"})
 
