@@ -86,6 +86,7 @@ SLOTS = {
     "ngx_http_limit_conn": "limit_conn",
     "ngx_http_headers_add": "always",
     "ngx_http_ssl_session_cache": "session_cache",
+    "ngx_http_proxy_pass": "proxy_pass",
 }
 # Compiling a regex at configuration time; a handler that does so (itself or through what it
 # calls) must be one ported above, or validate would take a regex nginx refuses. (map's body

@@ -4,9 +4,10 @@ flag, server names, the regexes (compiled by PCRE2 with the handler's options, s
 of location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_* rewrites,
 valid_referers, gzip_disable and fastcgi_split_path_info; allow and deny's addresses,
 error_page's codes, expires, keepalive_timeout, add_header's always, ssl_session_cache,
-and the limit_req/limit_conn zones and limits. The table (data/nginx-directives.json) names
-the handler of each directive by the kind below; scripts/nginx_directives.py refuses to
-write a table in which a handler that compiles a regex has none.
+proxy_pass's URL, and the limit_req/limit_conn zones and limits. The table
+(data/nginx-directives.json) names the handler of each directive by the kind below;
+scripts/nginx_directives.py refuses to write a table in which a handler that compiles a
+regex has none.
 """
 
 from __future__ import annotations
@@ -462,6 +463,41 @@ def _limit_conn(args: Args, regex: Regex) -> str | None:
     return None
 
 
+def proxy_url_parts(url: str) -> tuple[str, str, str | None, str] | None:
+    """ngx_http_proxy_pass and ngx_parse_inet_url on a URL without variables: (scheme, host,
+    port text or None, URI part), or None where nginx reads the address another way (unix:,
+    [IPv6]) and this does not follow it."""
+    scheme, found, rest = url.partition("://")
+    if not found or rest[:5].lower() == "unix:" or rest.startswith("["):
+        return None
+    ends = [at for at in (rest.find("/"), rest.find("?")) if at >= 0]
+    uri_at = min(ends) if ends else len(rest)
+    authority = rest[:uri_at]
+    host, colon, port = authority.partition(":")
+    return scheme, host, port if colon else None, rest[uri_at:]
+
+
+def _proxy_pass(args: Args, regex: Regex) -> str | None:
+    """ngx_http_proxy_pass: http:// or https://, then a host and a port nginx reads; a URL
+    with a variable is read per request."""
+    url = args[0]
+    if "$" in url:
+        return None
+    if not url[:8].lower().startswith(("http://", "https://")):
+        return (
+            f"takes a URL that starts http:// or https://, not {url!r} (nginx: invalid URL prefix)"
+        )
+    parts = proxy_url_parts(url)
+    if parts is None:
+        return None
+    _, host, port, _ = parts
+    if port is not None and not 1 <= (number(port) or 0) <= 65535:
+        return f"takes a port from 1 to 65535, not {port!r} (nginx: invalid port in upstream)"
+    if not host:
+        return f"takes a host after the scheme, not {url!r} (nginx: no host in upstream)"
+    return None
+
+
 def _always(args: Args, regex: Regex) -> str | None:
     """ngx_http_headers_add (add_header, add_trailer): a third word is always."""
     if len(args) == 3 and args[2] != "always":
@@ -519,6 +555,7 @@ _BY_ARGS: dict[str, Callable[[Args, Regex], str | None]] = {
     "limit_req": _limit_req,
     "limit_conn": _limit_conn,
     "always": _always,
+    "proxy_pass": _proxy_pass,
     "session_cache": _session_cache,
 }
 KINDS = frozenset({*_BY_ARGS, "map"})

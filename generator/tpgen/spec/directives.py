@@ -22,7 +22,9 @@ from typing import Any
 from tpgen.spec.directive_handlers import KINDS as HANDLER_KINDS
 from tpgen.spec.directive_handlers import (
     handler_problem,
+    location_name,
     nested_location_problem,
+    proxy_url_parts,
     redefined_problem,
 )
 from tpgen.spec.directive_values import post_problem, value_problem
@@ -377,6 +379,24 @@ def _nested(directive: Directive, location: Directive | None) -> str | None:
     return nested_location_problem(location.args, directive.args)
 
 
+def _proxy_uri_part(directive: Directive, context: str, location: Directive | None) -> str | None:
+    """ngx_http_proxy_pass: no URI part where nginx cannot tell what part of the request's URI
+    it replaces (a regex or named location, an if or limit_except block)."""
+    if directive.name != "proxy_pass" or not directive.args or "$" in directive.args[0]:
+        return None
+    parts = proxy_url_parts(directive.args[0])
+    nameless = context in ("location_if", "limit_except") or (
+        location is not None and location_name(location.args)[0] in ("regex", "named")
+    )
+    if parts is None or not parts[3] or not nameless:
+        return None
+    return (
+        f"has a URI part ({parts[3]!r}) in a regex or named location, an if or a limit_except "
+        'block (nginx: "proxy_pass" cannot have URI part): remove it, or set the URI with '
+        "rewrite … break before"
+    )
+
+
 def defined_variable(directive: Directive) -> str | None:
     """The variable a set/map/geo/… directive defines, as written (with its $)."""
     position = DEFINES.get(directive.name)
@@ -539,6 +559,7 @@ def refusals(
                 or _value(directive, command, fixed)
                 or _redefined(directive, fixed)
                 or _nested(directive, location)
+                or _proxy_uri_part(directive, context, location)
                 or _repeated(directive, command, context, site, seen)
             )
             scripted = not command.literal and context in HTTP_CONTEXTS
