@@ -87,6 +87,14 @@ SLOTS = {
     "ngx_http_headers_add": "always",
     "ngx_http_ssl_session_cache": "session_cache",
     "ngx_http_proxy_pass": "proxy_pass",
+    "ngx_http_core_root": "root",
+    "ngx_http_try_files": "try_files",
+    "ngx_http_index_set_index": "index",
+    "ngx_error_log": "error_log",
+    "ngx_http_core_error_log": "error_log",
+    "ngx_stream_core_error_log": "error_log",
+    "ngx_mail_core_error_log": "error_log",
+    "ngx_http_log_set_format": "log_format",
 }
 # Compiling a regex at configuration time; a handler that does so (itself or through what it
 # calls) must be one ported above, or validate would take a regex nginx refuses. (map's body

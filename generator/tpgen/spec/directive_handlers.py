@@ -4,7 +4,8 @@ flag, server names, the regexes (compiled by PCRE2 with the handler's options, s
 of location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_* rewrites,
 valid_referers, gzip_disable and fastcgi_split_path_info; allow and deny's addresses,
 error_page's codes, expires, keepalive_timeout, add_header's always, ssl_session_cache,
-proxy_pass's URL, and the limit_req/limit_conn zones and limits. The table
+proxy_pass's URL, root, try_files, index, error_log's levels, log_format's escaping, and
+the limit_req/limit_conn zones and limits. The table
 (data/nginx-directives.json) names the handler of each directive by the kind below;
 scripts/nginx_directives.py refuses to write a table in which a handler that compiles a
 regex has none.
@@ -498,6 +499,69 @@ def _proxy_pass(args: Args, regex: Regex) -> str | None:
     return None
 
 
+def _root(args: Args, regex: Regex) -> str | None:
+    """ngx_http_core_root (root and alias): the path may not use the variables it defines."""
+    for name in ("document_root", "realpath_root"):
+        if f"${name}" in args[0] or f"${{{name}}}" in args[0]:
+            return (
+                f"uses ${name}, which this directive itself sets (nginx: the ${name} variable "
+                "cannot be used): write the path"
+            )
+    return None
+
+
+def _try_files(args: Args, regex: Regex) -> str | None:
+    """ngx_http_try_files: a last =code of at most three digits."""
+    last = args[-1]
+    if last.startswith("=") and "$" not in last:
+        code = number(last[1:])
+        if code is None or code > 999:
+            return f"takes =code of up to three digits last, not {last!r} (nginx: invalid code)"
+    return None
+
+
+def _index(args: Args, regex: Regex) -> str | None:
+    """ngx_http_index_set_index: no empty name."""
+    if "" in args:
+        return "takes file names, not an empty one (nginx: index is invalid)"
+    return None
+
+
+_LOG_LEVELS = ("emerg", "alert", "crit", "error", "warn", "notice", "info", "debug")
+_DEBUG_LEVELS = tuple(
+    f"debug_{part}" for part in ("core", "alloc", "mutex", "event", "http", "mail", "stream")
+)
+
+
+def _error_log(args: Args, regex: Regex) -> str | None:
+    """ngx_log_set_levels: after the file, one level, or debug_* levels alone."""
+    level = debug = False
+    for word in args[1:]:
+        if word in _LOG_LEVELS and not (level or debug):
+            level = True
+        elif word in _DEBUG_LEVELS and not level:
+            debug = True
+        else:
+            known = word in _LOG_LEVELS
+            return (
+                f"takes one level of {', '.join(_LOG_LEVELS)} (or debug_* alone) after the file, "
+                f"not {word!r} (nginx: {'duplicate' if known else 'invalid'} log level)"
+            )
+    return None
+
+
+def _log_format(args: Args, regex: Regex) -> str | None:
+    """ngx_http_log_set_format: escape=default, json or none after the name."""
+    if len(args) > 1 and args[1].startswith("escape="):
+        escape = args[1].removeprefix("escape=")
+        if escape not in ("default", "json", "none"):
+            return (
+                f"takes escape=default, json or none, not {args[1]!r} (nginx: unknown log "
+                "format escaping)"
+            )
+    return None
+
+
 def _always(args: Args, regex: Regex) -> str | None:
     """ngx_http_headers_add (add_header, add_trailer): a third word is always."""
     if len(args) == 3 and args[2] != "always":
@@ -556,6 +620,11 @@ _BY_ARGS: dict[str, Callable[[Args, Regex], str | None]] = {
     "limit_conn": _limit_conn,
     "always": _always,
     "proxy_pass": _proxy_pass,
+    "root": _root,
+    "try_files": _try_files,
+    "index": _index,
+    "error_log": _error_log,
+    "log_format": _log_format,
     "session_cache": _session_cache,
 }
 KINDS = frozenset({*_BY_ARGS, "map"})

@@ -374,7 +374,14 @@ def _redefined(directive: Directive, fixed: frozenset[str]) -> str | None:
 
 
 def _nested(directive: Directive, location: Directive | None) -> str | None:
-    if directive.name != "location" or location is None:
+    if location is None:
+        return None
+    if directive.name == "alias" and location_name(location.args)[0] == "named":
+        return (
+            "is not allowed in a named location (nginx: the alias directive cannot be used "
+            "inside the named location): use root"
+        )
+    if directive.name != "location":
         return None
     return nested_location_problem(location.args, directive.args)
 
@@ -523,11 +530,23 @@ class _Seen:
             self.keys.add(key)
 
 
+# root and alias set the same path: nginx takes one of them per block.
+_ONE_PATH = {"root": "alias", "alias": "root"}
+
+
 def _repeated(
     directive: Directive, command: Command, context: str, site: Site, seen: _Seen
 ) -> str | None:
     if command.once and directive.name in seen.names:
         return _twice(directive.name in site.taken, context)
+    other = _ONE_PATH.get(directive.name)
+    if other in seen.names:
+        by = "tpgen's config sets" if other in site.taken else "this block sets"
+        return (
+            f"{by} {other} here already, and nginx takes one of root and alias per block "
+            f'(nginx: "{directive.name}" directive is duplicate, "{other}" directive was '
+            "specified earlier): keep one"
+        )
     key = unique_key(directive)
     if key is not None and key in seen.keys:
         return _named_twice(key, key in site.named)
