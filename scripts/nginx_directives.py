@@ -6,7 +6,12 @@ For every nginx release from tpgen's oldest supported one on, each module's comm
 takes, whether a second one in the same block is refused ("is duplicate"), the value its
 handler parses (a standard slot, or a handler spec/directive_handlers.py ports) and the check
 its post handler adds; and the HTTP variables the modules define (a prefix one, like http_,
-stands for every name it starts) and whether a config may define one again.
+stands for every name it starts) and whether a config may define one again. Each names its
+source file, and per source file the ways configure builds it (auto/modules, and on Linux
+auto/os/linux and auto/threads): the condition on configure's switches, the link (static or
+dynamic) and the module a dynamic build names its .so after; with auto/options' switches
+(option -> the switches it sets) and their defaults, so that tpgen reads from a build's
+configure arguments which modules it has.
 Versions where an entry is the same are merged into ranges.
 
     ./scripts/nginx_directives.py NGINX_GIT_DIR > generator/tpgen/data/nginx-directives.json
@@ -24,6 +29,8 @@ import subprocess
 import sys
 import tarfile
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 OLDEST = (1, 19, 1)  # spec/edge.py OLDEST_NGINX
 COMMENT = re.compile(r"/\*.*?\*/", re.S)
@@ -176,21 +183,29 @@ def version_tags(git_dir: str) -> list[tuple[tuple[int, int, int], str]]:
     return sorted(found)
 
 
-def sources(git_dir: str, tag: str) -> dict[str, str]:
+def _archive(git_dir: str, tag: str, folder: str) -> dict[str, str]:
+    """The text of each file under ``folder`` at ``tag``."""
     archive = subprocess.run(
-        ["git", "--git-dir", git_dir, "archive", "--format=tar", tag, "src"],
+        ["git", "--git-dir", git_dir, "archive", "--format=tar", tag, folder],
         check=True,
         capture_output=True,
     ).stdout
     texts = {}
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         for member in tar.getmembers():
-            if member.isfile() and member.name.endswith((".c", ".h")):
+            if member.isfile():
                 handle = tar.extractfile(member)
                 assert handle is not None
-                text = handle.read().decode("utf-8", "replace")
-                texts[member.name] = DISABLED.sub("", COMMENT.sub(" ", text))
+                texts[member.name] = handle.read().decode("utf-8", "replace")
     return texts
+
+
+def sources(git_dir: str, tag: str) -> dict[str, str]:
+    return {
+        path: DISABLED.sub("", COMMENT.sub(" ", text))
+        for path, text in _archive(git_dir, tag, "src").items()
+        if path.endswith((".c", ".h"))
+    }
 
 
 def flag_values(texts: dict[str, str]) -> dict[str, int]:
@@ -393,7 +408,7 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
         for table, body in CHOICES.findall(text)
     }
     posts = post_handlers(texts)
-    for text in texts.values():
+    for path, text in texts.items():
         module_types = dict(MODULE.findall(text))
         for table, body in TABLE.findall(text):
             module_type = module_types.get(table)
@@ -426,6 +441,7 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
                         "literal": not scripting(functions, handler),
                         **_value(handler, post, choices),
                         **_post(post, posts, functions, texts),
+                        "source": path,
                     },
                 )
 
@@ -439,22 +455,291 @@ def variables(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
             continue
         for body in VARIABLES.findall(text):
             for name, flags in VARIABLE.findall(body):
-                yield name, _variable_flags(flags)
+                yield name, _variable_flags(flags, path)
         fixed = dict(FIXED_NAME.findall(text))
         for symbol, flags in ADDED.findall(text):
             if symbol in fixed:
-                yield fixed[symbol], _variable_flags(flags)
+                yield fixed[symbol], _variable_flags(flags, path)
 
 
-def _variable_flags(flags: str) -> dict[str, object]:
+def _variable_flags(flags: str, path: str) -> dict[str, object]:
     return {
         "prefix": "NGX_HTTP_VAR_PREFIX" in flags,
         "changeable": "NGX_HTTP_VAR_CHANGEABLE" in flags,
+        "source": path,
     }
+
+
+# How configure decides which of nginx's modules a build has: auto/options sets the switches
+# (defaults, then each option), then the scripts below read them. On the Linux nodes tpgen
+# configures, auto/os/linux adds epoll and sets what its feature tests find, auto/threads the
+# thread pool; auto/modules makes each ". auto/module" call. Read symbolically, each gives per
+# source file the ways it is built: a condition on the switches, the link ("YES", "DYNAMIC" or
+# the switch whose value says which) and the module that call names first (a dynamic one's
+# .so is named after it). The last way whose condition holds decides, as the shell's last
+# assignment does.
+BUILT_BY = ("auto/os/linux", "auto/threads", "auto/modules")
+# Systems whose auto/os files add sources a Linux build never has (kqueue, iocp, …).
+OTHER_SYSTEMS = ("auto/os/freebsd", "auto/os/darwin", "auto/os/solaris", "auto/os/win32")
+# What configure's feature tests find on a Linux node (epoll, eventfd, SO_COOKIE, BPF).
+FOUND_ON_LINUX = {"ngx_found": "yes"}
+SWITCH = re.compile(r"^[A-Z][A-Z0-9_]*=[A-Z]+$")
+ASSIGNMENT = re.compile(r'^(\w+)=(?:"([^"]*)"|(\S*))$', re.S)
+SOURCES = re.compile(r"^(\w+)_SRCS$")
+HEREDOC = re.compile(r"<<\s*'?(\w+)'?")
+TEST = re.compile(r"^(?:if|elif)\s+(.*?)\s*;\s*then$")
+ATOM = re.compile(r'^"?\$(\w+)"?\s*(!?=)\s*"?(\w+)"?$')
+# A condition this script cannot read: fine where nothing nginx builds depends on it.
+UNREAD = "?"
+Condition = bool | list[Any]
+
+
+def _and(*parts: Condition) -> Condition:
+    kept: list[Condition] = []
+    for part in parts:
+        if part is False:
+            return False
+        if part is not True:
+            assert isinstance(part, list)
+            for each in part[1:] if part[0] == "and" else [part]:
+                kept += [] if each in kept else [each]
+    return True if not kept else kept[0] if len(kept) == 1 else ["and", *kept]
+
+
+def _or(*parts: Condition) -> Condition:
+    kept: list[Condition] = []
+    for part in parts:
+        if part is True:
+            return True
+        if part is not False:
+            assert isinstance(part, list)
+            for each in part[1:] if part[0] == "or" else [part]:
+                kept += [] if each in kept else [each]
+    return False if not kept else kept[0] if len(kept) == 1 else ["or", *kept]
+
+
+def _not(part: Condition) -> Condition:
+    if isinstance(part, bool):
+        return not part
+    return part[1] if part[0] == "not" else ["not", part]
+
+
+def logical_lines(text: str) -> Iterator[str]:
+    """A shell script's statements: continued lines joined, a quoted value over several lines
+    kept whole, here-documents and comments left out."""
+    lines = text.replace("\\\n", " ").split("\n")
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        while len(re.findall(r'(?<!\\)"', line)) % 2 and index < len(lines):
+            line += "\n" + lines[index]
+            index += 1
+        heredoc = HEREDOC.search(line)
+        while heredoc and index < len(lines) and lines[index].strip() != heredoc[1]:
+            index += 1
+        index += 1 if heredoc else 0
+        if line.strip() and not line.strip().startswith("#"):
+            yield line.strip()
+
+
+Way = dict[str, object]
+
+
+@dataclass
+class BuildWalk:
+    """configure's scripts read symbolically: what each switch was set to and under which
+    condition, the ngx_module_* values, and per source file the ways it is built."""
+
+    shared: dict[str, list[str]]  # auto/sources' lists: CORE_SRCS, EPOLL_SRCS, EPOLL_MODULE…
+    assigned: dict[str, list[tuple[Condition, str]]] = field(default_factory=dict)
+    module: dict[str, str] = field(default_factory=dict)
+    # What static links add to HTTP_SRCS, STREAM_SRCS, … (a dynamic stream takes them all).
+    linked: dict[str, list[tuple[Condition, list[str]]]] = field(default_factory=dict)
+    first_names: dict[str, str] = field(default_factory=dict)
+    ways: dict[str, list[Way]] = field(default_factory=dict)
+
+    def equals(self, name: str, value: str) -> Condition:
+        if name in FOUND_ON_LINUX:
+            return FOUND_ON_LINUX[name] == value
+        found: Condition = ["=", name, value]
+        for when, assigned in self.assigned.get(name, []):
+            found = _or(when, found) if assigned == value else _and(_not(when), found)
+        return found
+
+    def condition(self, test: str) -> Condition:
+        if test == ":":
+            return True
+        if test.startswith(("test -n", "test -f")):
+            return False  # third-party modules (--add-module): not nginx's own
+        bracket = re.fullmatch(r"\[\s*(.*?)\s*\]", test)
+        if bracket is None:
+            return [UNREAD, test]
+        return _or(
+            *(
+                _and(*(self._atom(atom) for atom in re.split(r"\s+-a\s+", alternative)))
+                for alternative in re.split(r"\s+-o\s+", bracket[1])
+            )
+        )
+
+    def _atom(self, text: str) -> Condition:
+        match = ATOM.match(text)
+        if match is None:
+            return [UNREAD, text]
+        found = self.equals(match[1], match[3])
+        return found if match[2] == "=" else _not(found)
+
+    def sources(self, words: str, when: Condition) -> list[tuple[Condition, list[str]]]:
+        """The source files ``words`` name, with the condition each is there under."""
+        found: list[tuple[Condition, list[str]]] = []
+        for word in words.split():
+            name = word.removeprefix("$")
+            if word.startswith("$") and name in self.linked:
+                found += [(_and(when, linked), srcs) for linked, srcs in self.linked[name]]
+            elif word.startswith("$"):
+                found.append((when, self.shared.get(name, [])))
+            else:
+                found.append((when, [word]))
+        return found
+
+    def add(self, when: Condition, srcs: list[str], link: str, module: str) -> None:
+        if when is False:
+            return
+        if f'"{UNREAD}"' in json.dumps(when):
+            raise SystemExit(f"{srcs}: built under a condition this script cannot read: {when}")
+        for src in srcs:
+            self.ways.setdefault(src, []).append({"when": when, "link": link, "module": module})
+
+    def read(self, text: str) -> None:
+        # (the condition around the if, its branches' conditions so far, the branch's own)
+        stack: list[tuple[Condition, Condition, Condition]] = []
+        for line in logical_lines(text):
+            when = stack[-1][2] if stack else True
+            test = TEST.match(line)
+            if line.startswith("if "):
+                branch = self.condition(test[1]) if test else [UNREAD, line]
+                stack.append((when, branch, _and(when, branch)))
+            elif line.startswith("elif ") and stack:
+                outer, taken, _ = stack.pop()
+                branch = self.condition(test[1]) if test else [UNREAD, line]
+                stack.append((outer, _or(taken, branch), _and(outer, _not(taken), branch)))
+            elif line == "else" and stack:
+                outer, taken, _ = stack.pop()
+                stack.append((outer, True, _and(outer, _not(taken))))
+            elif line == "fi" and stack:
+                stack.pop()
+            elif line == ". auto/module":
+                self.call(when)
+            else:
+                self.assign(line, when)
+
+    def assign(self, line: str, when: Condition) -> None:
+        match = ASSIGNMENT.match(line)
+        if match is None:
+            return
+        name, value = match[1], match[2] if match[2] is not None else match[3]
+        target = SOURCES.match(name)
+        if name.startswith("ngx_module_"):
+            self.module[name] = value
+        elif target and "$" in value:
+            # CORE_SRCS="$CORE_SRCS $EPOLL_SRCS": linked in, as that list's module.
+            for word in value.split():
+                stem = SOURCES.match(word.removeprefix("$"))
+                if word != f"${name}" and stem:
+                    module = self.shared.get(f"{stem[1]}_MODULE", [""])[0]
+                    for found, srcs in self.sources(word, when):
+                        self.add(found, srcs, "YES", module)
+        elif SWITCH.match(line):
+            self.assigned.setdefault(name, []).append((when, value))
+
+    def call(self, when: Condition) -> None:
+        kind = self.module.get("ngx_module_type", "")
+        group = "HTTP" if kind.startswith("HTTP_") else kind
+        names = self.module.get("ngx_module_name", "").split()
+        first = names[0] if names else ""
+        if first.startswith("$"):
+            first = self.first_names[first[1:]]
+        link = self.module.get("ngx_module_link", "").removeprefix("$")
+        static = link == "YES" or (link != "DYNAMIC" and self.equals(link, "YES"))
+        for found, srcs in self.sources(self.module.get("ngx_module_srcs", ""), when):
+            if link in self.assigned:
+                # A switch the scripts set too (HTTP_SSL for HTTP_V3): its value here.
+                dynamic = self.equals(link, "DYNAMIC")
+                self.add(_and(found, _not(dynamic)), srcs, "YES", first)
+                self.add(_and(found, dynamic), srcs, "DYNAMIC", first)
+            else:
+                self.add(found, srcs, link, first)
+            if link != "DYNAMIC":
+                self.linked.setdefault(f"{group}_SRCS", []).append((_and(found, static), srcs))
+        if link != "DYNAMIC" and first:
+            self.first_names.setdefault(f"{kind}_MODULES", first)
+
+
+def shared_lists(text: str) -> dict[str, list[str]]:
+    """auto/sources' lists (CORE_SRCS, EPOLL_SRCS, EPOLL_MODULE, …), the lists they name
+    expanded."""
+    lists: dict[str, list[str]] = {}
+    for line in logical_lines(text):
+        match = ASSIGNMENT.match(line)
+        if match is not None:
+            words = (match[2] if match[2] is not None else match[3]).split()
+            lists[match[1]] = [
+                item
+                for word in words
+                for item in (lists.get(word[1:], []) if word.startswith("$") else [word])
+            ]
+    return lists
+
+
+def builds(auto: dict[str, str]) -> dict[str, list[Way]]:
+    """Per source file, the ways configure builds it on Linux."""
+    walk = BuildWalk(shared_lists(auto["auto/sources"]))
+    for path in BUILT_BY:
+        walk.read(auto[path])
+    for path in OTHER_SYSTEMS:
+        for word in re.findall(r"\$(\w+_SRCS)", auto.get(path, "")):
+            for src in walk.shared.get(word, []):
+                walk.ways.setdefault(src, [{"when": False, "link": "YES", "module": ""}])
+    return walk.ways
+
+
+def configure_switches(text: str) -> tuple[dict[str, str], dict[str, str]]:
+    """auto/options: each switch's default, and what each option sets ("STREAM=DYNAMIC");
+    options that take a value of the user's (--with-cc-opt=…) set no switch here."""
+    head, _, loop = text.partition("\nfor option\n")
+    defaults = dict(line.split("=") for line in head.split("\n") if SWITCH.match(line))
+    table = loop.split('case "$option" in')[2].split("\n    esac")[0]
+    options: dict[str, str] = {}
+    for arm in table.split(";;"):
+        lines = [line for line in arm.split("\n") if not line.strip().startswith("#")]
+        match = re.match(r"\s*([^\s()][^()]*?)\)\s*(.*)$", "\n".join(lines), re.S)
+        if match is None:
+            continue
+        sets = [line.strip() for line in match[2].split("\n") if SWITCH.match(line.strip())]
+        for option in match[1].split("|"):
+            if sets and "*" not in option:
+                options[option.strip()] = " ".join(sets)
+    return defaults, options
 
 
 def dotted(version: tuple[int, int, int]) -> str:
     return ".".join(map(str, version))
+
+
+def build_entries(git_dir: str, tag: str, used: set[str]) -> list[tuple[str, str, object]]:
+    """(kind, name, entry) of the switches, options and builds of the sources ``used``;
+    a source with a command table or variables and no way configure builds it stops here."""
+    auto = _archive(git_dir, tag, "auto")
+    defaults, options = configure_switches(auto["auto/options"])
+    ways = builds(auto)
+    missing = sorted(used - set(ways))
+    if missing:
+        raise SystemExit(f"{tag}: {missing}: in no auto/modules call: read its build again")
+    return [
+        *(("defaults", name, {"value": value}) for name, value in defaults.items()),
+        *(("options", name, {"sets": sets}) for name, sets in options.items()),
+        *(("builds", path, {"ways": ways[path]}) for path in sorted(used)),
+    ]
 
 
 def main(git_dir: str) -> int:
@@ -463,14 +748,17 @@ def main(git_dir: str) -> int:
     present: dict[tuple[str, str, str], list[int]] = {}
     for index, (_, tag) in enumerate(tags):
         texts = sources(git_dir, tag)
-        found = [("directives", *item) for item in entries(texts)]
+        found: list[tuple[str, str, object]] = [("directives", *item) for item in entries(texts)]
         found += [("variables", *item) for item in variables(texts)]
+        used = {str(entry["source"]) for _, _, entry in found if isinstance(entry, dict)}
+        found += build_entries(git_dir, tag, used)
         for kind, name, entry in found:
             key = (kind, name, json.dumps(entry, sort_keys=True))
             indexes = present.setdefault(key, [])
             if not indexes or indexes[-1] != index:
                 indexes.append(index)
-    table: dict[str, dict[str, list[dict[str, object]]]] = {"directives": {}, "variables": {}}
+    kinds = ("directives", "variables", "builds", "options", "defaults")
+    table: dict[str, dict[str, list[dict[str, object]]]] = {kind: {} for kind in kinds}
     for (kind, name, entry), indexes in sorted(present.items()):
         for first, last in _runs(indexes):
             table[kind].setdefault(name, []).append(
@@ -482,8 +770,9 @@ def main(git_dir: str) -> int:
             )
     json.dump(
         {
-            "source": "nginx command and variable tables of every release tag from "
-            f"{dotted(tags[0][0])} to {dotted(tags[-1][0])}: scripts/nginx_directives.py",
+            "source": "nginx command and variable tables, and how configure builds their "
+            f"modules, of every release tag from {dotted(tags[0][0])} to "
+            f"{dotted(tags[-1][0])}: scripts/nginx_directives.py",
             "newest": dotted(tags[-1][0]),
             **table,
         },
