@@ -106,6 +106,20 @@ def _unfit(plan: Plan, nginx: str, built: str) -> str | None:
     )
 
 
+# configure's prefix when -V shows none.
+DEFAULT_PREFIX = "/usr/local/nginx"
+
+
+def link_modules(built: str, prefix: Path) -> None:
+    """``prefix``/modules: the nginx's own prefix's modules (Debian: /usr/share/nginx/modules),
+    where nginx looks for a snippet's relative load_module modules/….so, so the check loads
+    what the node's nginx loads."""
+    found = re.search(r"--prefix=(\S+)", built)
+    own = Path(found.group(1) if found else DEFAULT_PREFIX) / "modules"
+    if own.is_dir():
+        (prefix / "modules").symlink_to(own)
+
+
 def _run_test(nginx: str, conf: Path, prefix: Path) -> CheckResult:
     try:
         result = subprocess.run(
@@ -384,6 +398,7 @@ def check_plan(
         moved = rebased(plan, str(prefix / "root"))
         _prepare_dirs(moved)
         copy_snippets(plan, moved, locate)
+        link_modules(built, prefix)
         conf = prefix / "nginx.conf"
         conf.write_text(render_config(moved), encoding="utf-8")
         result = _run_test(binary, conf, prefix)
