@@ -10,6 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tpgen.spec.build import Build
 from tpgen.spec.directive_handlers import KINDS as HANDLER_KINDS
 from tpgen.spec.directives import (
     Target,
@@ -62,6 +63,39 @@ def nginx_version(run: list[str]) -> Version:
     match = re.search(r"nginx/(\d+)\.(\d+)\.(\d+)", out)
     assert match, out
     return tuple(int(part) for part in match.groups())
+
+
+def configure_arguments(run: list[str]) -> str:
+    """What ``nginx -V`` prints after "configure arguments: " (spec nginx.configure)."""
+    out = subprocess.run([*run, "-V"], capture_output=True, text=True, check=True).stderr
+    match = re.search(r"^configure arguments: (.*)$", out, re.M)
+    assert match, out
+    return match[1]
+
+
+# What tpgen says of a name or variable whose module the build lacks.
+_LACKED = "as built here (nginx.configure) has no "
+
+
+def lacked_by_build(build: Build) -> tuple[set[str], set[str]]:
+    """The directive names, and the variables (as :func:`variable_cases` writes them), of the
+    build's version that tpgen refuses for a module the build lacks."""
+    target = Target(build.version, defined=frozenset(), build=build)
+    names = {
+        name
+        for name in commands()
+        if directive_present(name, build.version)
+        and any(_LACKED in why for _, why in refusals(parse(f"{name};\n"), "main", target))
+    }
+    variables = {
+        name
+        for name in variable_cases(build.version)
+        if any(
+            _LACKED in why
+            for _, why in refusals(parse(f"return 200 ${name};\n"), "location", target)
+        )
+    }
+    return names, variables
 
 
 def directive_cases(version: Version) -> list[tuple[str, str, str]]:

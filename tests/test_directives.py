@@ -11,6 +11,7 @@ import pytest
 from tpgen.api import make_plan, render_config
 from tpgen.check import check_plan
 from tpgen.spec import directive_values, nginx_addresses, pcre
+from tpgen.spec.build import Build
 from tpgen.spec.directives import (
     INNER_CONTEXTS,
     Site,
@@ -29,8 +30,10 @@ from tpgen.spec.snippets import REFUSED, Surroundings, check_snippet, snippet_pr
 
 from .nginx_tables import (
     HANDLER_CASES,
+    configure_arguments,
     directive_disagreements,
     handler_disagreements,
+    lacked_by_build,
     nginx_version,
     on_host,
     quoted,
@@ -314,6 +317,22 @@ def test_the_table_says_what_the_real_nginx_says(nginx_binary: str, tmp_path: Pa
     assert wrong == []
     # Debian builds a few of nginx's modules dynamic (mail, stream, GeoIP, …), not in the core.
     assert len(lacking) < 100
+
+
+def test_the_names_a_build_lacks_are_those_its_configure_arguments_say(
+    nginx_binary: str, tmp_path: Path
+) -> None:
+    """From this nginx's configure arguments (nginx -V) alone, tpgen names every directive and
+    variable the real nginx calls unknown, and no other: its dynamic modules (Debian: mail,
+    stream, GeoIP, …) not loaded, those it leaves out, another system's event modules."""
+    version = nginx_version([nginx_binary])
+    build = Build(version, configure_arguments([nginx_binary]))
+    names, variables = lacked_by_build(build)
+    (tmp_path / "d").mkdir()
+    (tmp_path / "v").mkdir()
+    lacking, _ = directive_disagreements(on_host(nginx_binary), tmp_path / "d", version)
+    assert names == lacking
+    assert variables == set(unknown_variables(on_host(nginx_binary), tmp_path / "v", version))
 
 
 def test_every_standard_value_is_parsed_as_the_real_nginx_parses_it(

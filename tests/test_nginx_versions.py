@@ -18,6 +18,7 @@ import pytest
 from tpgen.check import check_plan, install_bundled_mime_types, rebased, write_tls_files
 from tpgen.plan import Decision, make_plan
 from tpgen.render import render_config
+from tpgen.spec.build import Build
 from tpgen.spec.edge import HTTP3_SINCE, version_tuple
 from tpgen.spec.load import load_spec_file, spec_from_mapping
 
@@ -25,9 +26,11 @@ from .conftest import CASES, ROOT, unavailable
 from .h3client import h3_get
 from .live import free_ports
 from .nginx_tables import (
+    configure_arguments,
     directive_disagreements,
     handler_disagreements,
     in_container,
+    lacked_by_build,
     nginx_version,
     unknown_variables,
     value_disagreements,
@@ -76,21 +79,25 @@ def test_the_directive_tables_say_what_nginx_1_26_says(
     trixie_nginx: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """As tests/test_directives.py does with the host's nginx 1.22: every directive of 1.26 in
-    a block that allows it and one that does not, and every variable, in one container."""
+    a block that allows it and one that does not, and every variable, in one container; and
+    what that nginx calls unknown is what tpgen reads its build lacks from its nginx -V."""
     version = nginx_version([trixie_nginx])
     assert version >= (1, 26, 0)
+    names, variables = lacked_by_build(Build(version, configure_arguments([trixie_nginx])))
     root = tmp_path_factory.mktemp("tables")
     (root / "d").mkdir()
     (root / "v").mkdir()
     lacking, wrong = directive_disagreements(in_container(IMAGE), root / "d", version)
     assert wrong == []
     assert len(lacking) < 100
+    assert names == lacking
     (root / "values").mkdir()
     assert value_disagreements(in_container(IMAGE), root / "values", version) == []
     (root / "handlers").mkdir()
     assert handler_disagreements(in_container(IMAGE), root / "handlers", version) == []
     unknown = unknown_variables(in_container(IMAGE), root / "v", version)
     assert [name for name in unknown if not name.startswith(("geoip_", "perl_"))] == []
+    assert variables == set(unknown)
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 validate takes nginx -t takes too: the name exists (in the target version), the block allows
 it, its argument count, a block where it takes one, on/off for a flag; then, as the handlers
 do, a second one in the same block where nginx refuses that ("is duplicate"), a log_format,
-upstream or location already there, and a $variable nothing defines. The rules are
+upstream or location already there, and a $variable nothing defines; with the build known
+(nginx.configure), a directive or variable of a module it lacks (spec/build.py). The rules are
 ngx_conf_handler's; the tables are nginx's modules' own (data/nginx-directives.json, written by
 scripts/nginx_directives.py from nginx's source). The values of the standard parsers and their
 post handlers are directive_values'; those of the handlers ported (location, if, the regexes),
@@ -19,6 +20,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from tpgen.spec.build import Build
 from tpgen.spec.directive_handlers import KINDS as HANDLER_KINDS
 from tpgen.spec.directive_handlers import (
     handler_problem,
@@ -110,6 +112,7 @@ class Command:
     post: str | None = None
     bounds: tuple[int, int | None] | None = None
     literal: bool = False  # its handler keeps text as text: no $variable is ever looked up
+    source: str = ""  # the module's source file: which builds have it (spec/build.py)
 
     def in_version(self, version: Version) -> bool:
         return _covers(self.since, self.until, version)
@@ -156,6 +159,7 @@ def commands() -> dict[str, tuple[Command, ...]]:
                 literal=entry.get("literal", False),
                 post=entry.get("post"),
                 bounds=_bounds(entry),
+                source=entry["source"],
             )
             for entry in entries
         )
@@ -174,6 +178,40 @@ def http_variables(version: Version) -> tuple[frozenset[str], tuple[str, ...]]:
             if _covers(*_span(entry), version):
                 (prefixes if entry["prefix"] else names).add(name)
     return frozenset(names), tuple(sorted(prefixes))
+
+
+@cache
+def variable_sources(version: Version) -> dict[str, frozenset[str]]:
+    """The source files that define each HTTP variable (a prefix one by its prefix) in
+    ``version``: a build has the variable where it has one of their modules."""
+    found: dict[str, set[str]] = {}
+    for name, entries in _table()["variables"].items():
+        for entry in entries:
+            if _covers(*_span(entry), version):
+                found.setdefault(name, set()).add(entry["source"])
+    return {name: frozenset(sources) for name, sources in found.items()}
+
+
+def _lacked_variable(name: str, target: Target) -> str | None:
+    """Why the target's build has no module that defines the variable (by its whole name or
+    its prefix); None: it has one, or the build is unknown."""
+    if target.build is None:
+        return None
+    sources = variable_sources(target.version)
+    known = sources.get(name) or next(
+        (found for prefix, found in sources.items() if name.startswith(prefix)), frozenset()
+    )
+    if not known or any(target.build.has(source) for source in known):
+        return None
+    return target.build.lacks(min(known))
+
+
+def _fixed(target: Target) -> frozenset[str]:
+    """The variables no config may define again, of the modules the build has."""
+    fixed = fixed_variables(target.version)
+    if target.build is None:
+        return fixed
+    return frozenset(name for name in fixed if _lacked_variable(name, target) is None)
 
 
 @cache
@@ -448,16 +486,18 @@ def _references(directive: Directive) -> Iterator[str]:
             yield braced or plain
 
 
-def _unknown_variable(
-    directive: Directive, version: Version, defined: frozenset[str]
-) -> str | None:
+def _unknown_variable(directive: Directive, target: Target, defined: frozenset[str]) -> str | None:
+    version = target.version
     names, prefixes = http_variables(version)
     for variable in _references(directive):
         name = variable.lower()
-        if name[0].isdigit() or name in names or name in defined:
+        if name[0].isdigit() or name in defined:
             continue
-        if name.startswith(prefixes):
-            continue
+        if name in names or name.startswith(prefixes):
+            lacked = _lacked_variable(name, target)
+            if lacked is None:
+                continue
+            return f"uses ${variable}: {lacked}"
         return (
             f"uses ${variable}, which neither nginx {version_text(version)} nor the config defines "
             f'(nginx: unknown "{name}" variable): check the spelling, or define it (set, map)'
@@ -492,8 +532,9 @@ def _named_twice(key: tuple[str, ...], by_tpgen: bool) -> str:
 class Target:
     """What a snippet is checked for: the nginx version, whether a loaded module outside
     nginx's own may bring names nginx lacks, the variables the whole config defines
-    (:func:`defined_variables`) and the log formats and zones (:func:`defined_names`; None:
-    references are not read)."""
+    (:func:`defined_variables`), the log formats and zones (:func:`defined_names`; None:
+    references are not read) and the build with the modules the config loads (None:
+    unknown, every module of nginx's is taken as there)."""
 
     version: Version
     unchecked_names: bool = False
@@ -501,6 +542,7 @@ class Target:
     names: frozenset[tuple[str, str]] | None = None
     # Every directive name of the whole config (None: not known).
     used: frozenset[str] | None = None
+    build: Build | None = None
 
 
 def _command(
@@ -510,6 +552,13 @@ def _command(
     found = present(directive.name, target.version)
     if not found:
         return None, _unknown(directive.name, target.version, target.unchecked_names)
+    if target.build is not None:
+        built = tuple(command for command in found if target.build.has(command.source))
+        if not built:
+            # The module nginx would look the name up in here, else any that has it.
+            lacked = [command for command in found if context in command.contexts] or list(found)
+            return None, target.build.lacks(lacked[0].source)
+        found = built
     here = [command for command in found if context in command.contexts]
     if not here:
         return None, f"is not allowed in {_place(context)}: {_allowed_places(found)}"
@@ -569,7 +618,7 @@ def refusals(
     site = site or Site(context, frozenset())
     seen = _Seen(set(site.taken), set(site.named))
     # Stream's variables are not in the table: what it defines is nginx -t's to judge.
-    fixed = fixed_variables(target.version) if context in HTTP_CONTEXTS else frozenset()
+    fixed = _fixed(target) if context in HTTP_CONTEXTS else frozenset()
     for directive in directives:
         command, reason = _command(directive, context, target)
         if command is not None:
@@ -583,7 +632,7 @@ def refusals(
             )
             scripted = not command.literal and context in HTTP_CONTEXTS
             if reason is None and target.defined is not None and scripted:
-                reason = _unknown_variable(directive, target.version, target.defined)
+                reason = _unknown_variable(directive, target, target.defined)
             if reason is None and context in HTTP_CONTEXTS:
                 reason = _unknown_name(directive, target.names)
         seen.add(directive)

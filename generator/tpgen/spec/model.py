@@ -634,6 +634,10 @@ FILE_RE = r"^(/[A-Za-z0-9._+-]+)+$"
 # A server name: a host name, or a wildcard "*." in front of one (nginx's server_name form).
 SERVER_NAME_RE = r"^(\*\.)?" + HOSTNAME_RE[1:]
 NGINX_VERSION_RE = r"^[1-9][0-9]?\.[0-9]{1,3}(\.[0-9]{1,3})?$"
+# nginx -V's configure arguments: printable ASCII on one line. Debian's run near 2 KiB; the
+# bound is that of every spec text (nginx's 4 KiB token, tests/test_schema.py).
+CONFIGURE_RE = r"^[ -~]*$"
+CONFIGURE_MAX = 4094
 # What each pattern takes, and an example: the error says this, not the regular expression.
 PATTERN_FIXES = {
     HOSTNAME_RE: "a lowercase host name (labels of a-z, 0-9 and '-', joined by '.'): write e.g. "
@@ -655,6 +659,8 @@ PATTERN_FIXES = {
     SERVER_NAME_RE: "a lowercase host name, or one after '*.': write e.g. cdn.example.com or "
     "*.example.com",
     NGINX_VERSION_RE: "an nginx version (major.minor or major.minor.patch): write e.g. 1.26.3",
+    CONFIGURE_RE: "configure arguments on one line of printable ASCII: copy what `nginx -V` "
+    "prints after 'configure arguments: '",
 }
 
 
@@ -789,6 +795,9 @@ class Tls(Strict):
     )
 
 
+Configure = Annotated[str, Field(pattern=CONFIGURE_RE, max_length=CONFIGURE_MAX)]
+
+
 class Nginx(Strict):
     """The nginx the config is for; the nginx_tpconfig role fills it from `nginx -V`."""
 
@@ -797,6 +806,12 @@ class Nginx(Strict):
     )
     http_v3: Annotated[bool, BOOLEAN] = Field(
         default=False, description="built with --with-http_v3_module"
+    )
+    configure: Configure | None = Field(
+        default=None,
+        description="the build's configure arguments (`nginx -V`'s \"configure arguments:\" "
+        "line): a directive or variable of a module it leaves out, or builds dynamic and no "
+        "extra.main snippet loads, is refused; unset: every module of nginx's is taken",
     )
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from tpgen.errors import FileRefused, Problem, problem
 from tpgen.files import MIB, read_text_file
+from tpgen.spec.build import Build, loaded_module, own_modules
 from tpgen.spec.certs import shown_path
 from tpgen.spec.directives import (
     Site,
@@ -238,14 +239,25 @@ def _read(
 def _target(
     spec: NodeSpec, read: list[_Snippet], tree: tuple[Directive, ...], config: str | None
 ) -> Target:
-    """What the snippets are checked for: the version, whether a snippet loads a module, and
-    what the whole config defines for their references — unknown while one of the spec's
-    snippets is unread (not here, or not among those checked)."""
+    """What the snippets are checked for: the version, the build (nginx.configure) with the
+    modules the main snippets load, whether one loads a module not nginx's own, and what the
+    whole config defines for their references — unknown while one of the spec's snippets is
+    unread (not here, or not among those checked)."""
     here = [snippet for snippet in read if snippet.text is not None]
-    foreign = any(
-        snippet.where[1] == "main" and any(d.name == "load_module" for d in snippet.directives)
+    loads = [
+        d.args[0]
         for snippet in here
-    )
+        if snippet.where[1] == "main"
+        for d in snippet.directives
+        if d.name == "load_module" and len(d.args) == 1
+    ]
+    version = version_tuple(spec.nginx.version)
+    build = None
+    if spec.nginx.configure is not None:
+        build = Build(version, spec.nginx.configure).with_loaded(loads)
+    # A module of nginx's own that the build makes dynamic brings no name nginx lacks.
+    own = own_modules(version) if build is not None else frozenset()
+    foreign = any(loaded_module(path) not in own for path in loads)
     every = {path for context in EXTRA_CONTEXTS for path in getattr(spec.extra, context)}
     whole = (
         config is not None
@@ -267,11 +279,12 @@ def _target(
             *(directive_names(snippet.directives) for snippet in here)
         )
     return Target(
-        version_tuple(spec.nginx.version),
+        version,
         unchecked_names=foreign,
         defined=defined,
         names=names,
         used=used,
+        build=build,
     )
 
 
