@@ -301,6 +301,13 @@ def test_nginx_facts_fill_only_what_the_spec_leaves_out() -> None:
         "version": "1.22.1",
         "http_v3": False,
     }
+    configure = "--with-stream=dynamic --with-http_v2_module"
+    assert fill_nginx_facts({}, version="1.22.1", configure=configure)["nginx"] == {
+        "version": "1.22.1",
+        "configure": configure,
+    }
+    stated = {"nginx": {"configure": "--with-stream"}}
+    assert fill_nginx_facts(stated, configure=configure)["nginx"] == {"configure": "--with-stream"}
 
 
 # --------------------------------------------------------------------- certificate files

@@ -237,10 +237,15 @@ def extra_file_problems(
 
 
 def fill_nginx_facts(
-    data: Mapping[str, Any], *, version: Any = None, http_v3: Any = None
+    data: Mapping[str, Any],
+    *,
+    version: Any = None,
+    http_v3: Any = None,
+    configure: Any = None,
 ) -> dict[str, Any]:
-    """A copy of a spec mapping with nginx.version and nginx.http_v3 taken from the node's
-    `nginx -V` where the spec leaves them out; a fact that is None is not used."""
+    """A copy of a spec mapping with nginx.version, nginx.http_v3 and nginx.configure (the
+    configure arguments) taken from the node's `nginx -V` where the spec leaves them out; a
+    fact that is None is not used."""
     result = copy.deepcopy(dict(data))
     target = result.get("nginx")
     target = {} if target is None else target
@@ -250,6 +255,8 @@ def fill_nginx_facts(
         target["version"] = str(version)
     if "http_v3" not in target and http_v3 is not None:
         target["http_v3"] = bool(http_v3)
+    if "configure" not in target and configure is not None:
+        target["configure"] = str(configure)
     if target:
         result["nginx"] = target
     return result

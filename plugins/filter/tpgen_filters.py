@@ -79,18 +79,21 @@ def tpgen_disk_states(spec: Any, names: Any, state: str = "failed") -> dict[str,
 
 
 def tpgen_nginx_facts(spec: Any, nginx_v: Any = None) -> dict[str, Any]:
-    """Fill nginx.version and nginx.http_v3 from the output of the node's `nginx -V` when the
-    spec leaves them out (no output: the spec as it is)."""
+    """Fill nginx.version, nginx.http_v3 and nginx.configure (the build's configure
+    arguments: which modules it has) from the output of the node's `nginx -V` when the spec
+    leaves them out (no output: the spec as it is)."""
     text = str(nginx_v or "")
     version = re.search(r"nginx version: [^/\s]+/([0-9]+\.[0-9]+\.[0-9]+)", text)
     if version is None:
         return dict(plain(spec or {}))
+    configure = re.search(r"^configure arguments:(.*)$", text, re.M)
     try:
         return dict(
             _api().fill_nginx_facts(
                 plain(spec or {}),
                 version=version.group(1),
                 http_v3="--with-http_v3_module" in text,
+                configure=configure.group(1).strip() if configure else None,
             )
         )
     except TypeError as exc:

@@ -164,16 +164,29 @@ NGINX_V_126 = (
 
 def test_nginx_facts_come_from_nginx_v_output(filters: ModuleType) -> None:
     filled = filters.tpgen_nginx_facts(FULL, NGINX_V_126)
-    assert filled["nginx"] == {"version": "1.26.3", "http_v3": True}
+    assert filled["nginx"] == {
+        "version": "1.26.3",
+        "http_v3": True,
+        "configure": "--with-threads --with-http_v2_module --with-http_v3_module",
+    }
     old = NGINX_V_126.replace("1.26.3", "1.22.1").replace(" --with-http_v3_module", "")
-    assert filters.tpgen_nginx_facts(FULL, old)["nginx"] == {"version": "1.22.1", "http_v3": False}
+    assert filters.tpgen_nginx_facts(FULL, old)["nginx"] == {
+        "version": "1.22.1",
+        "http_v3": False,
+        "configure": "--with-threads --with-http_v2_module",
+    }
     # No nginx yet (before nginx_install): the spec as it is.
     assert filters.tpgen_nginx_facts(FULL, "") == FULL
-    stated = {**FULL, "nginx": {"version": "1.24.0"}}
+    stated = {**FULL, "nginx": {"version": "1.24.0", "configure": ""}}
     assert filters.tpgen_nginx_facts(stated, NGINX_V_126)["nginx"] == {
         "version": "1.24.0",
         "http_v3": True,
+        "configure": "",
     }
+    # An nginx -V without the line (a build configured with no arguments prints none): the
+    # build stays unknown.
+    bare = "nginx version: nginx/1.26.3\nbuilt with OpenSSL 3.5.1\n"
+    assert "configure" not in filters.tpgen_nginx_facts(FULL, bare)["nginx"]
 
 
 def test_tls_problems_read_the_controller_copies(filters: ModuleType, tmp_path: Path) -> None:
