@@ -6,8 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tpgen.api import fill_nginx_facts
 from tpgen.cli import main
-from tpgen.spec.build import Build, Built, built_sources, configure_options, switches
+from tpgen.spec.build import (
+    Build,
+    Built,
+    built_sources,
+    configure_options,
+    module_options,
+    switches,
+    third_party,
+)
 from tpgen.spec.directives import Target, refusals
 from tpgen.spec.load import spec_from_mapping
 from tpgen.spec.nginx_syntax import parse
@@ -180,6 +189,28 @@ def test_a_third_party_module_lifts_unknown_names_but_not_nginx_s_own(tmp_path: 
     text = third + "http { vhost_traffic_status_zone; }\n" + STREAM_SNIPPET
     (refused,) = _problems(tmp_path, text)
     assert "line 3: stream: nginx 1.22.1 as built here (nginx.configure) has no" in refused
+
+
+def test_only_the_options_that_choose_modules_are_kept_from_nginx_v() -> None:
+    """Compiler flags and paths say nothing of the modules and can outgrow a spec text; a
+    third-party module is kept as a bare flag, which lifts unknown names."""
+    line = (
+        "--with-cc-opt='-g -O2 " + "-D X=1 " * 600 + "' --prefix=/usr/share/nginx "
+        "--with-http_ssl_module --with-stream=dynamic --without-http_gzip_module "
+        "--add-module=/src/echo --add-dynamic-module=/src/headers-more --with-openssl=/src/ssl"
+    )
+    kept = module_options(line)
+    assert kept == (
+        "--with-http_ssl_module --with-stream=dynamic --without-http_gzip_module "
+        "--add-module --add-dynamic-module"
+    )
+    assert switches((1, 22, 1), kept) == switches((1, 22, 1), line)
+    assert third_party(kept) and not third_party("--with-stream")
+    assert fill_nginx_facts({}, version="1.22.1", configure=line)["nginx"]["configure"] == kept
+    debian = module_options(DEBIAN_12)
+    assert len(debian) < len(DEBIAN_12) and switches((1, 22, 1), debian) == switches(
+        (1, 22, 1), DEBIAN_12
+    )
 
 
 def test_validate_refuses_a_dynamic_module_not_loaded_in_one_line(

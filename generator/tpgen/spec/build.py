@@ -57,6 +57,30 @@ def configure_options(configure: str) -> list[str]:
     return [word for word in words if word.startswith("--")]
 
 
+# A third-party module built in or dynamic: its names are not in nginx's tables.
+THIRD_PARTY = ("--add-module", "--add-dynamic-module")
+
+
+def module_options(configure: str) -> str:
+    """The options of a configure line that say which modules it builds: --with-X,
+    --with-X=dynamic, --without-X, and a bare --add-module/--add-dynamic-module for a
+    third-party one. Paths and compiler flags (--with-cc-opt=…, often long) say nothing
+    of that and would not fit a spec text."""
+    kept: list[str] = []
+    for option in configure_options(configure):
+        name, equals, value = option.partition("=")
+        if name in THIRD_PARTY:
+            kept.append(name)
+        elif not equals or value == "dynamic":
+            kept.append(option)
+    return " ".join(dict.fromkeys(kept))
+
+
+def third_party(configure: str) -> bool:
+    """Whether a configure line builds a module that is not nginx's own."""
+    return any(option.partition("=")[0] in THIRD_PARTY for option in configure_options(configure))
+
+
 def switches(version: Version, configure: str) -> dict[str, str]:
     """configure's switches (HTTP_GZIP, STREAM, …) after ``configure``'s options: the
     defaults of ``version``, then what each option sets, a later option over an earlier."""

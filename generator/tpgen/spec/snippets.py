@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from tpgen.errors import FileRefused, Problem, problem
 from tpgen.files import MIB, read_text_file
-from tpgen.spec.build import Build, loaded_module, own_modules
+from tpgen.spec.build import Build, loaded_module, own_modules, third_party
 from tpgen.spec.certs import shown_path
 from tpgen.spec.directives import (
     Site,
@@ -255,9 +255,12 @@ def _target(
     build = None
     if spec.nginx.configure is not None:
         build = Build(version, spec.nginx.configure).with_loaded(loads)
-    # A module of nginx's own that the build makes dynamic brings no name nginx lacks.
+    # A module of nginx's own that the build makes dynamic brings no name nginx lacks; a
+    # third-party one, loaded or built in, may.
     own = own_modules(version) if build is not None else frozenset()
-    foreign = any(loaded_module(path) not in own for path in loads)
+    foreign = any(loaded_module(path) not in own for path in loads) or (
+        build is not None and third_party(build.configure)
+    )
     every = {path for context in EXTRA_CONTEXTS for path in getattr(spec.extra, context)}
     whole = (
         config is not None
