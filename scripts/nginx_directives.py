@@ -494,28 +494,27 @@ UNREAD = "?"
 Condition = bool | list[Any]
 
 
-def _and(*parts: Condition) -> Condition:
+def _joined(operator: str, parts: tuple[Condition, ...]) -> Condition:
+    """``parts`` joined by "and" or "or", flattened and without repeats: the constant that
+    decides the operator (False for and, True for or) decides, the other drops out."""
+    deciding = operator == "or"
     kept: list[Condition] = []
     for part in parts:
-        if part is False:
-            return False
-        if part is not True:
+        if part is deciding:
+            return deciding
+        if part is not (not deciding):
             assert isinstance(part, list)
-            for each in part[1:] if part[0] == "and" else [part]:
+            for each in part[1:] if part[0] == operator else [part]:
                 kept += [] if each in kept else [each]
-    return True if not kept else kept[0] if len(kept) == 1 else ["and", *kept]
+    return (not deciding) if not kept else kept[0] if len(kept) == 1 else [operator, *kept]
+
+
+def _and(*parts: Condition) -> Condition:
+    return _joined("and", parts)
 
 
 def _or(*parts: Condition) -> Condition:
-    kept: list[Condition] = []
-    for part in parts:
-        if part is True:
-            return True
-        if part is not False:
-            assert isinstance(part, list)
-            for each in part[1:] if part[0] == "or" else [part]:
-                kept += [] if each in kept else [each]
-    return False if not kept else kept[0] if len(kept) == 1 else ["or", *kept]
+    return _joined("or", parts)
 
 
 def _not(part: Condition) -> Condition:
