@@ -197,7 +197,8 @@ def test_only_the_options_that_choose_modules_are_kept_from_nginx_v() -> None:
     line = (
         "--with-cc-opt='-g -O2 " + "-D X=1 " * 600 + "' --prefix=/usr/share/nginx "
         "--with-http_ssl_module --with-stream=dynamic --without-http_gzip_module "
-        "--add-module=/src/echo --add-dynamic-module=/src/headers-more --with-openssl=/src/ssl"
+        "--add-module=/src/echo --add-dynamic-module=/src/headers-more --with-openssl=/src/ssl "
+        "--with-é_module --WITH-X"
     )
     kept = module_options(line)
     assert kept == (

@@ -9,6 +9,7 @@ is there only where an extra.main snippet loads its .so.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -57,6 +58,7 @@ def configure_options(configure: str) -> list[str]:
     return [word for word in words if word.startswith("--")]
 
 
+_OPTION_NAME = re.compile(r"--[a-z0-9_-]+")
 # A third-party module built in or dynamic: its names are not in nginx's tables.
 THIRD_PARTY = ("--add-module", "--add-dynamic-module")
 
@@ -69,6 +71,8 @@ def module_options(configure: str) -> str:
     kept: list[str] = []
     for option in configure_options(configure):
         name, equals, value = option.partition("=")
+        if not _OPTION_NAME.fullmatch(name):
+            continue  # no option of configure's: nothing it could choose
         if name in THIRD_PARTY:
             kept.append(name)
         elif not equals or value == "dynamic":
