@@ -427,7 +427,7 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
         ("http", "connection_pool_size 100;", "at least 112 bytes, a multiple of 16, not 100"),
         ("http", "gzip_window 3k;", "takes one of 512, 1k, 2k, 4k, 8k, 16k, 32k, not 3072 bytes"),
         ("http", "http2_streams_index_size 33;", "takes a power of two, not 33"),
-        ("location", "set $URI x;", "set defines $URI, a variable of nginx's own that a config"),
+        ("location", "set $URI x;", "defines $URI, a variable of nginx's own that a config may"),
         (
             "location",
             "allow 10.0.0.0/33;",

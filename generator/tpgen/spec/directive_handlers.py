@@ -73,11 +73,12 @@ def regex_problem(
     return None
 
 
-def redefined_problem(name: str, what: str) -> str:
-    """A config defining a variable nginx's own modules define and let no config change."""
+def redefined_problem(name: str, what: str = "") -> str:
+    """A config defining a variable nginx's own modules define and let no config change
+    (``what``: the part that does, where the directive alone does not say)."""
     return (
-        f"{what} defines ${name}, a variable of nginx's own that a config may not redefine "
-        f'(nginx: the duplicate "{name}" variable): give it another name'
+        f"{what + ' ' if what else ''}defines ${name}, a variable of nginx's own that a config "
+        f'may not redefine (nginx: the duplicate "{name}" variable): give it another name'
     )
 
 

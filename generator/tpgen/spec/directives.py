@@ -407,7 +407,7 @@ def _redefined(directive: Directive, fixed: frozenset[str]) -> str | None:
     variable = defined_variable(directive)
     name = variable.removeprefix("$") if variable else ""
     if name.lower() in fixed:
-        return redefined_problem(name, directive.name)
+        return redefined_problem(name)
     return None
 
 
