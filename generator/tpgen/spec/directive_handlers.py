@@ -14,7 +14,7 @@ regex has none.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
+from dataclasses import dataclass
 
 from tpgen.spec.directive_values import number, size, time
 from tpgen.spec.nginx_addresses import cidr_problem
@@ -22,16 +22,32 @@ from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.pcre import compiled
 
 Args = Sequence[str]
-# A handler's check of its words compiles its regexes with the Regex given, which knows the
-# variables a named capture may not redefine where the regex is an HTTP one.
-Regex = Callable[..., str | None]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a directive stands, as its handler sees it: the block's context, the arguments of
+    the location around it (None: none), and the variables (lowercase) a named capture of its
+    HTTP regexes may not redefine."""
+
+    context: str
+    location: Args | None = None
+    fixed: frozenset[str] = frozenset()
+
+    def regex(self, pattern: str, *, caseless: bool) -> str | None:
+        """regex_problem of an HTTP regex (ngx_http_regex_compile) here."""
+        return regex_problem(pattern, caseless=caseless, fixed=self.fixed)
+
+    def location_kind(self) -> str | None:
+        return location_name(self.location)[0] if self.location else None
+
 
 # A redirect without a code (302) starts so (ngx_http_rewrite_return, ngx_http_rewrite).
 _REDIRECT_STARTS = ("http://", "https://", "$scheme")
 _FIX_REGEX = "fix the regex (nginx compiles it with PCRE2)"
 
 
-def _return(args: Args, regex: Regex) -> str | None:
+def _return(args: Args, place: Place) -> str | None:
     """ngx_http_rewrite_return's status code (invalid return code)."""
     code = number(args[0])
     if code is None and len(args) == 1 and args[0].startswith(_REDIRECT_STARTS):
@@ -93,14 +109,17 @@ def location_regex(args: Args) -> tuple[str, bool] | None:
     return None
 
 
-def _location(args: Args, regex: Regex) -> str | None:
+def _location(args: Args, place: Place) -> str | None:
     if len(args) == 2 and args[0] not in ("=", "^~", "~", "~*"):
         return (
             f"takes one of the modifiers =, ^~, ~, ~* before the path, not {args[0]!r} "
             "(nginx: invalid location modifier)"
         )
     found = location_regex(args)
-    return regex(found[0], caseless=found[1]) if found else None
+    refused = place.regex(found[0], caseless=found[1]) if found else None
+    if refused or place.location is None:
+        return refused
+    return nested_location_problem(place.location, args)
 
 
 def location_name(args: Args) -> tuple[str, str]:
@@ -170,7 +189,7 @@ def _condition_words(args: Args) -> tuple[list[str], int, int] | str:
     return words, current, last
 
 
-def _variable_test(words: list[str], current: int, last: int, regex: Regex) -> str | None:
+def _variable_test(words: list[str], current: int, last: int, place: Place) -> str | None:
     """if ($var), ($var = text), ($var ~ regex) and their negations."""
     if current not in (last, last - 2):
         return _condition(words[current])
@@ -178,7 +197,7 @@ def _variable_test(words: list[str], current: int, last: int, regex: Regex) -> s
         return None
     operator = words[current + 1]
     if operator in ("~", "~*", "!~", "!~*"):
-        return regex(words[last], caseless=operator.endswith("*"))
+        return place.regex(words[last], caseless=operator.endswith("*"))
     if operator not in ("=", "!="):
         return (
             f"{operator!r} is no operator of a condition (nginx: unexpected in condition): use "
@@ -187,7 +206,7 @@ def _variable_test(words: list[str], current: int, last: int, regex: Regex) -> s
     return None
 
 
-def _if(args: Args, regex: Regex) -> str | None:
+def _if(args: Args, place: Place) -> str | None:
     """ngx_http_rewrite_if_condition: the words between ( and ), and a regex after ~."""
     cut = _condition_words(args)
     if isinstance(cut, str):
@@ -195,7 +214,7 @@ def _if(args: Args, regex: Regex) -> str | None:
     words, current, last = cut
     word = words[current] if current < len(words) else ""
     if len(word) > 1 and word.startswith("$"):
-        return _variable_test(words, current, last, regex)
+        return _variable_test(words, current, last, place)
     file_test = (len(word) == 2 and word[0] == "-") or (len(word) == 3 and word[:2] == "!-")
     if file_test and current + 1 == last and word[-1] in "fdex":
         return None
@@ -205,7 +224,7 @@ def _if(args: Args, regex: Regex) -> str | None:
 _REWRITE_FLAGS = ("last", "break", "redirect", "permanent")
 
 
-def _rewrite(args: Args, regex: Regex) -> str | None:
+def _rewrite(args: Args, place: Place) -> str | None:
     if not args[1]:
         return "takes a replacement that is not empty (nginx: empty replacement)"
     if len(args) == 3 and args[2] not in _REWRITE_FLAGS:
@@ -213,10 +232,10 @@ def _rewrite(args: Args, regex: Regex) -> str | None:
             f"takes a flag of {', '.join(_REWRITE_FLAGS)}, not {args[2]!r} (nginx: invalid "
             "parameter)"
         )
-    return regex(args[0], caseless=False)
+    return place.regex(args[0], caseless=False)
 
 
-def _server_name(args: Args, regex: Regex) -> str | None:
+def _server_name(args: Args, place: Place) -> str | None:
     """ngx_http_core_server_name (and stream's): wildcards, and regexes, caseless when the
     pattern has a capital letter."""
     for name in args:
@@ -231,34 +250,34 @@ def _server_name(args: Args, regex: Regex) -> str | None:
             return "has a ~ with no regex after it (nginx: empty regex in server name)"
         pattern = name[1:]
         capital = any("A" <= char <= "Z" for char in pattern)
-        found = regex(pattern, caseless=capital)
+        found = place.regex(pattern, caseless=capital)
         if found:
             return found
     return None
 
 
-def _tilde_first(*, caseless: bool | None) -> Callable[[Args, Regex], str | None]:
+def _tilde_first(*, caseless: bool | None) -> Callable[[Args, Place], str | None]:
     """A handler whose first of two arguments is a regex after ~ (~* caseless when
     ``caseless`` is None, else always as given): proxy_redirect and the proxy_cookie_*."""
 
-    def check(args: Args, regex: Regex) -> str | None:
+    def check(args: Args, place: Place) -> str | None:
         first = args[0]
         if len(args) != 2 or not first.startswith("~"):
             return None
         if caseless is None and first.startswith("~*"):
-            return regex(first[2:], caseless=True)
-        return regex(first[1:], caseless=bool(caseless))
+            return place.regex(first[2:], caseless=True)
+        return place.regex(first[1:], caseless=bool(caseless))
 
     return check
 
 
-def _cookie_flags(args: Args, regex: Regex) -> str | None:
-    return regex(args[0][1:], caseless=True) if args[0].startswith("~") else None
+def _cookie_flags(args: Args, place: Place) -> str | None:
+    return place.regex(args[0][1:], caseless=True) if args[0].startswith("~") else None
 
 
 # valid_referers, gzip_disable and fastcgi_split_path_info compile with ngx_regex_compile
 # alone: their named captures name no variable.
-def _valid_referers(args: Args, regex: Regex) -> str | None:
+def _valid_referers(args: Args, place: Place) -> str | None:
     for referer in args:
         if not referer:
             return "has an empty referer (nginx: invalid referer)"
@@ -271,7 +290,7 @@ def _valid_referers(args: Args, regex: Regex) -> str | None:
     return None
 
 
-def _gzip_disable(args: Args, regex: Regex) -> str | None:
+def _gzip_disable(args: Args, place: Place) -> str | None:
     for pattern in args:
         if pattern not in ("msie6", "degradation"):
             found = regex_problem(pattern, caseless=True)
@@ -280,11 +299,11 @@ def _gzip_disable(args: Args, regex: Regex) -> str | None:
     return None
 
 
-def _split_path_info(args: Args, regex: Regex) -> str | None:
+def _split_path_info(args: Args, place: Place) -> str | None:
     return regex_problem(args[0], caseless=False, captures=2)
 
 
-def _map_entry(entry: Directive, regex: Regex) -> str | None:
+def _map_entry(entry: Directive, place: Place) -> str | None:
     """ngx_http_map (stream's is the same): one entry of a map's body."""
     words = (entry.name, *entry.args)
     if entry.block is not None:
@@ -299,10 +318,10 @@ def _map_entry(entry: Directive, regex: Regex) -> str | None:
     if not words[0].startswith("~"):
         return None
     caseless = words[0].startswith("~*")
-    return regex(words[0][2 if caseless else 1 :], caseless=caseless)
+    return place.regex(words[0][2 if caseless else 1 :], caseless=caseless)
 
 
-def _map(directive: Directive, regex: Regex) -> str | None:
+def _map(directive: Directive, place: Place) -> str | None:
     if not directive.args[1].startswith("$"):
         return (
             f"defines a variable, so its second argument starts with $, not "
@@ -310,7 +329,7 @@ def _map(directive: Directive, regex: Regex) -> str | None:
         )
     seen_default = False
     for entry in directive.block or ():
-        found = _map_entry(entry, regex)
+        found = _map_entry(entry, place)
         if found is None and entry.name == "default" and len(entry.args) == 1:
             if seen_default:
                 found = "a second default in the map (nginx: duplicate default map parameter)"
@@ -320,7 +339,7 @@ def _map(directive: Directive, regex: Regex) -> str | None:
     return None
 
 
-def _access(args: Args, regex: Regex) -> str | None:
+def _access(args: Args, place: Place) -> str | None:
     """ngx_http_access_rule (and stream's): all, unix:, or an address with /bits."""
     if args[0] in ("all", "unix:") or not cidr_problem(args[0]):
         return None
@@ -330,7 +349,7 @@ def _access(args: Args, regex: Regex) -> str | None:
     )
 
 
-def _error_page(args: Args, regex: Regex) -> str | None:
+def _error_page(args: Args, place: Place) -> str | None:
     """ngx_http_core_error_page: codes 300–599 (not 499), an optional =code, then the URI."""
     codes = list(args[:-1])
     if codes[-1].startswith("="):
@@ -346,7 +365,7 @@ def _error_page(args: Args, regex: Regex) -> str | None:
     return None
 
 
-def _expires(args: Args, regex: Regex) -> str | None:
+def _expires(args: Args, place: Place) -> str | None:
     """ngx_http_headers_expires and ngx_http_parse_expires: [modified] time, @time of day,
     epoch, max or off; a value with a variable is read per request."""
     modified = len(args) == 2
@@ -374,7 +393,7 @@ def _expires(args: Args, regex: Regex) -> str | None:
     return None
 
 
-def _keepalive_timeout(args: Args, regex: Regex) -> str | None:
+def _keepalive_timeout(args: Args, place: Place) -> str | None:
     """ngx_http_core_keepalive: a time, then the header's time in whole seconds."""
     if time(args[0], seconds=False) is None or (
         len(args) == 2 and time(args[1], seconds=True) is None
@@ -410,11 +429,11 @@ def _rate_problem(word: str) -> str | None:
     return None
 
 
-def _zone_parameters(name: str, *, rate: bool) -> Callable[[Args, Regex], str | None]:
+def _zone_parameters(name: str, *, rate: bool) -> Callable[[Args, Place], str | None]:
     """ngx_http_limit_req_zone (zone=, rate=) and ngx_http_limit_conn_zone (zone=): the key,
     then the parameters."""
 
-    def check(args: Args, regex: Regex) -> str | None:
+    def check(args: Args, place: Place) -> str | None:
         zoned = False
         for word in args[1:]:
             if word.startswith("zone="):
@@ -438,7 +457,7 @@ def _zone_parameters(name: str, *, rate: bool) -> Callable[[Args, Regex], str | 
     return check
 
 
-def _limit_req(args: Args, regex: Regex) -> str | None:
+def _limit_req(args: Args, place: Place) -> str | None:
     """ngx_http_limit_req: zone=, burst= and delay= above 0, nodelay."""
     zoned = False
     for word in args:
@@ -455,7 +474,7 @@ def _limit_req(args: Args, regex: Regex) -> str | None:
     return None if zoned else 'takes zone=NAME (nginx: "limit_req" must have "zone" parameter)'
 
 
-def _limit_conn(args: Args, regex: Regex) -> str | None:
+def _limit_conn(args: Args, place: Place) -> str | None:
     """ngx_http_limit_conn: the zone, then 1 to 65535 connections."""
     count = number(args[1])
     if not count or count > 65535:
@@ -479,17 +498,13 @@ def proxy_url_parts(url: str) -> tuple[str, str, str | None, str] | None:
     return scheme, host, port if colon else None, rest[uri_at:]
 
 
-def _proxy_pass(args: Args, regex: Regex) -> str | None:
-    """ngx_http_proxy_pass: http:// or https://, then a host and a port nginx reads; a URL
-    with a variable is read per request."""
-    url = args[0]
-    if "$" in url:
-        return None
+def _proxy_url_problem(url: str, parts: tuple[str, str, str | None, str] | None) -> str | None:
+    """ngx_http_proxy_pass and ngx_parse_inet_url: http:// or https://, then a host and a
+    port nginx reads (``parts``: :func:`proxy_url_parts` of the URL)."""
     if not url[:8].lower().startswith(("http://", "https://")):
         return (
             f"takes a URL that starts http:// or https://, not {url!r} (nginx: invalid URL prefix)"
         )
-    parts = proxy_url_parts(url)
     if parts is None:
         return None
     _, host, port, _ = parts
@@ -500,10 +515,38 @@ def _proxy_pass(args: Args, regex: Regex) -> str | None:
     return None
 
 
-def _root(args: Args, regex: Regex) -> str | None:
-    """ngx_http_core_root (root and alias): the path may not use the variables it defines."""
+def _proxy_pass(args: Args, place: Place) -> str | None:
+    """ngx_http_proxy_pass: its URL (one with a variable is read per request), and no URI
+    part where nginx cannot tell which part of the request's URI it would replace."""
+    url = args[0]
+    if "$" in url:
+        return None
+    parts = proxy_url_parts(url)
+    refused = _proxy_url_problem(url, parts)
+    if refused or parts is None or not parts[3]:
+        return refused
+    if place.context in ("location_if", "limit_except") or place.location_kind() in (
+        "regex",
+        "named",
+    ):
+        return (
+            f"has a URI part ({parts[3]!r}) in a regex or named location, an if or a "
+            'limit_except block (nginx: "proxy_pass" cannot have URI part): remove it, or set '
+            "the URI with rewrite … break before"
+        )
+    return None
+
+
+def _root(directive: Directive, place: Place) -> str | None:
+    """ngx_http_core_root (root and alias): no alias in a named location; the path may not
+    use the variables it defines."""
+    if directive.name == "alias" and place.location_kind() == "named":
+        return (
+            "is not allowed in a named location (nginx: the alias directive cannot be used "
+            "inside the named location): use root"
+        )
     for name in ("document_root", "realpath_root"):
-        if f"${name}" in args[0] or f"${{{name}}}" in args[0]:
+        if f"${name}" in directive.args[0] or f"${{{name}}}" in directive.args[0]:
             return (
                 f"uses ${name}, which this directive itself sets (nginx: the ${name} variable "
                 "cannot be used): write the path"
@@ -511,7 +554,7 @@ def _root(args: Args, regex: Regex) -> str | None:
     return None
 
 
-def _try_files(args: Args, regex: Regex) -> str | None:
+def _try_files(args: Args, place: Place) -> str | None:
     """ngx_http_try_files: a last =code of at most three digits."""
     last = args[-1]
     if last.startswith("=") and "$" not in last:
@@ -521,7 +564,7 @@ def _try_files(args: Args, regex: Regex) -> str | None:
     return None
 
 
-def _index(args: Args, regex: Regex) -> str | None:
+def _index(args: Args, place: Place) -> str | None:
     """ngx_http_index_set_index: no empty name."""
     if "" in args:
         return "takes file names, not an empty one (nginx: index is invalid)"
@@ -534,7 +577,7 @@ _DEBUG_LEVELS = tuple(
 )
 
 
-def _error_log(args: Args, regex: Regex) -> str | None:
+def _error_log(args: Args, place: Place) -> str | None:
     """ngx_log_set_levels: after the file, one level, or debug_* levels alone."""
     level = debug = False
     for word in args[1:]:
@@ -551,7 +594,7 @@ def _error_log(args: Args, regex: Regex) -> str | None:
     return None
 
 
-def _log_format(args: Args, regex: Regex) -> str | None:
+def _log_format(args: Args, place: Place) -> str | None:
     """ngx_http_log_set_format: escape=default, json or none after the name."""
     if len(args) > 1 and args[1].startswith("escape="):
         escape = args[1].removeprefix("escape=")
@@ -563,7 +606,7 @@ def _log_format(args: Args, regex: Regex) -> str | None:
     return None
 
 
-def _always(args: Args, regex: Regex) -> str | None:
+def _always(args: Args, place: Place) -> str | None:
     """ngx_http_headers_add (add_header, add_trailer): a third word is always."""
     if len(args) == 3 and args[2] != "always":
         return f"takes always after the value, not {args[2]!r} (nginx: invalid parameter)"
@@ -584,7 +627,7 @@ def _session_cache_part(word: str) -> str | None:
     return "too small" if size_bytes < _ZONE_MIN else None
 
 
-def _session_cache(args: Args, regex: Regex) -> str | None:
+def _session_cache(args: Args, place: Place) -> str | None:
     """ngx_http_ssl_session_cache: off, none, builtin[:N], shared:NAME:SIZE (32k or more)."""
     for word in args:
         found = _session_cache_part(word)
@@ -598,7 +641,7 @@ def _session_cache(args: Args, regex: Regex) -> str | None:
     return None
 
 
-_BY_ARGS: dict[str, Callable[[Args, Regex], str | None]] = {
+_BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "return": _return,
     "location": _location,
     "if": _if,
@@ -621,21 +664,20 @@ _BY_ARGS: dict[str, Callable[[Args, Regex], str | None]] = {
     "limit_conn": _limit_conn,
     "always": _always,
     "proxy_pass": _proxy_pass,
-    "root": _root,
     "try_files": _try_files,
     "index": _index,
     "error_log": _error_log,
     "log_format": _log_format,
     "session_cache": _session_cache,
 }
-KINDS = frozenset({*_BY_ARGS, "map"})
+# Handlers that read more than the arguments: a map's body, root's or alias's name.
+_BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {"map": _map, "root": _root}
+KINDS = frozenset({*_BY_ARGS, *_BY_DIRECTIVE})
 
 
-def handler_problem(kind: str, directive: Directive, fixed: frozenset[str]) -> str | None:
-    """Why the handler of ``kind`` (the table's value of a directive) refuses the directive,
-    as nginx words it, or None; ``fixed``: the variables (lowercase) a named capture of its
-    regex may not redefine."""
-    regex = partial(regex_problem, fixed=fixed)
-    if kind == "map":
-        return _map(directive, regex)
-    return _BY_ARGS[kind](directive.args, regex)
+def handler_problem(kind: str, directive: Directive, place: Place) -> str | None:
+    """Why the handler of ``kind`` (the table's value of a directive) refuses the directive
+    where it stands, as nginx words it, or None."""
+    if kind in _BY_DIRECTIVE:
+        return _BY_DIRECTIVE[kind](directive, place)
+    return _BY_ARGS[kind](directive.args, place)

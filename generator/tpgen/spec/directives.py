@@ -23,10 +23,9 @@ from typing import Any
 from tpgen.spec.build import Build
 from tpgen.spec.directive_handlers import KINDS as HANDLER_KINDS
 from tpgen.spec.directive_handlers import (
+    Place,
     handler_problem,
     location_name,
-    nested_location_problem,
-    proxy_url_parts,
     redefined_problem,
 )
 from tpgen.spec.directive_values import post_problem, value_problem
@@ -307,13 +306,13 @@ def _shape(directive: Directive, command: Command) -> str | None:
     return None
 
 
-def _value(directive: Directive, command: Command, fixed: frozenset[str]) -> str | None:
-    """What the handler's parser refuses of the arguments (their count is right); ``fixed``:
-    the variables it may not define."""
+def _value(directive: Directive, command: Command, place: Place) -> str | None:
+    """What the handler's parser refuses of the arguments (their count is right) where the
+    directive stands."""
     if command.on_off and directive.args[0].lower() not in ("on", "off"):
         return f"takes on or off, not {directive.args[0]!r}"
     if command.value in HANDLER_KINDS:
-        return handler_problem(command.value, directive, fixed)
+        return handler_problem(command.value, directive, place)
     if command.value is not None:
         found = value_problem(command.value, command.choices, directive.args)
         if found is not None:
@@ -409,37 +408,6 @@ def _redefined(directive: Directive, fixed: frozenset[str]) -> str | None:
     if name.lower() in fixed:
         return redefined_problem(name)
     return None
-
-
-def _nested(directive: Directive, location: Directive | None) -> str | None:
-    if location is None:
-        return None
-    if directive.name == "alias" and location_name(location.args)[0] == "named":
-        return (
-            "is not allowed in a named location (nginx: the alias directive cannot be used "
-            "inside the named location): use root"
-        )
-    if directive.name != "location":
-        return None
-    return nested_location_problem(location.args, directive.args)
-
-
-def _proxy_uri_part(directive: Directive, context: str, location: Directive | None) -> str | None:
-    """ngx_http_proxy_pass: no URI part where nginx cannot tell what part of the request's URI
-    it replaces (a regex or named location, an if or limit_except block)."""
-    if directive.name != "proxy_pass" or not directive.args or "$" in directive.args[0]:
-        return None
-    parts = proxy_url_parts(directive.args[0])
-    nameless = context in ("location_if", "limit_except") or (
-        location is not None and location_name(location.args)[0] in ("regex", "named")
-    )
-    if parts is None or not parts[3] or not nameless:
-        return None
-    return (
-        f"has a URI part ({parts[3]!r}) in a regex or named location, an if or a limit_except "
-        'block (nginx: "proxy_pass" cannot have URI part): remove it, or set the URI with '
-        "rewrite … break before"
-    )
 
 
 def defined_variable(directive: Directive) -> str | None:
@@ -619,15 +587,14 @@ def refusals(
     seen = _Seen(set(site.taken), set(site.named))
     # Stream's variables are not in the table: what it defines is nginx -t's to judge.
     fixed = _fixed(target) if context in HTTP_CONTEXTS else frozenset()
+    place = Place(context, location.args if location is not None else None, fixed)
     for directive in directives:
         command, reason = _command(directive, context, target)
         if command is not None:
             reason = (
                 _shape(directive, command)
-                or _value(directive, command, fixed)
+                or _value(directive, command, place)
                 or _redefined(directive, fixed)
-                or _nested(directive, location)
-                or _proxy_uri_part(directive, context, location)
                 or _repeated(directive, command, context, site, seen)
             )
             scripted = not command.literal and context in HTTP_CONTEXTS
@@ -723,12 +690,5 @@ def unique_key(directive: Directive) -> tuple[str, ...] | None:
 
 
 def _location_key(args: tuple[str, ...]) -> tuple[str, ...] | None:
-    first = args[0]
-    for modifier, kind in (("^~", "prefix"), ("=", "exact")):
-        if first == modifier:
-            return ("location", kind, args[1]) if len(args) > 1 else None
-        if first.startswith(modifier):
-            return ("location", kind, first[len(modifier) :])
-    if first.startswith(("~", "@")):
-        return None
-    return ("location", "prefix", first)
+    kind, name = location_name(args)
+    return ("location", kind, name) if kind in ("prefix", "exact") else None
