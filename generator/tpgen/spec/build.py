@@ -8,44 +8,28 @@ is there only where an extra.main snippet loads its .so.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import PurePosixPath
 from typing import Any
 
-from tpgen.spec.edge import version_text, version_tuple
+from tpgen.spec.edge import version_text
+from tpgen.spec.nginx_table import Version, in_version, table
 
-Version = tuple[int, ...]
 # A condition of the table: true, false, ["=", SWITCH, VALUE], ["not", c], ["and"/"or", c, …].
 Condition = bool | list[Any]
-
-
-@cache
-def _table() -> dict[str, Any]:
-    text = resources.files("tpgen").joinpath("data/nginx-directives.json").read_text()
-    table: dict[str, Any] = json.loads(text)
-    return table
-
-
-def _in_version(entry: Mapping[str, Any], version: Version) -> bool:
-    until = entry["until"]
-    return version_tuple(entry["since"]) <= version and (
-        until is None or version <= version_tuple(until)
-    )
 
 
 def _of_version(kind: str, version: Version) -> dict[str, Mapping[str, Any]]:
     """Each name of the table's ``kind`` with its entry in ``version``."""
     return {
         name: entry
-        for name, entries in _table()[kind].items()
+        for name, entries in table()[kind].items()
         for entry in entries
-        if _in_version(entry, version)
+        if in_version(entry, version)
     }
 
 

@@ -12,12 +12,10 @@ directive_handlers'. Other values (a path, a URL) stay nginx -t's to judge.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from tpgen.spec.build import Build
@@ -29,10 +27,9 @@ from tpgen.spec.directive_handlers import (
     redefined_problem,
 )
 from tpgen.spec.directive_values import post_problem, value_problem
-from tpgen.spec.edge import version_text, version_tuple
+from tpgen.spec.edge import version_text
 from tpgen.spec.nginx_syntax import Directive
-
-Version = tuple[int, ...]
+from tpgen.spec.nginx_table import Version, covers, in_version, span, table
 
 # Block directives whose body holds directives of another context; every other block (types,
 # map, geo, split_clients, charset_map, …) is read by its module's own parser, not checked.
@@ -114,18 +111,7 @@ class Command:
     source: str = ""  # the module's source file: which builds have it (spec/build.py)
 
     def in_version(self, version: Version) -> bool:
-        return _covers(self.since, self.until, version)
-
-
-def _covers(since: Version, until: Version | None, version: Version) -> bool:
-    return since <= version and (until is None or version <= until)
-
-
-@cache
-def _table() -> dict[str, Any]:
-    text = resources.files("tpgen").joinpath("data/nginx-directives.json").read_text()
-    table: dict[str, Any] = json.loads(text)
-    return table
+        return covers(self.since, self.until, version)
 
 
 def _bounds(entry: Mapping[str, Any]) -> tuple[int, int | None] | None:
@@ -133,11 +119,6 @@ def _bounds(entry: Mapping[str, Any]) -> tuple[int, int | None] | None:
         return None
     low, high = entry["bounds"]
     return int(low), None if high is None else int(high)
-
-
-def _span(entry: Mapping[str, Any]) -> tuple[Version, Version | None]:
-    until = entry["until"]
-    return version_tuple(entry["since"]), None if until is None else version_tuple(until)
 
 
 @cache
@@ -151,8 +132,8 @@ def commands() -> dict[str, tuple[Command, ...]]:
                 block=entry["block"],
                 once=entry["once"],
                 on_off=entry["on_off"],
-                since=_span(entry)[0],
-                until=_span(entry)[1],
+                since=span(entry)[0],
+                until=span(entry)[1],
                 value=entry.get("value"),
                 choices=tuple(entry.get("choices", ())),
                 literal=entry.get("literal", False),
@@ -162,7 +143,7 @@ def commands() -> dict[str, tuple[Command, ...]]:
             )
             for entry in entries
         )
-        for name, entries in _table()["directives"].items()
+        for name, entries in table()["directives"].items()
     }
 
 
@@ -172,9 +153,9 @@ def http_variables(version: Version) -> tuple[frozenset[str], tuple[str, ...]]:
     (http_, arg_, …) that stand for every name they start."""
     names: set[str] = set()
     prefixes: set[str] = set()
-    for name, entries in _table()["variables"].items():
+    for name, entries in table()["variables"].items():
         for entry in entries:
-            if _covers(*_span(entry), version):
+            if in_version(entry, version):
                 (prefixes if entry["prefix"] else names).add(name)
     return frozenset(names), tuple(sorted(prefixes))
 
@@ -184,9 +165,9 @@ def variable_sources(version: Version) -> dict[str, frozenset[str]]:
     """The source files that define each HTTP variable (a prefix one by its prefix) in
     ``version``: a build has the variable where it has one of their modules."""
     found: dict[str, set[str]] = {}
-    for name, entries in _table()["variables"].items():
+    for name, entries in table()["variables"].items():
         for entry in entries:
-            if _covers(*_span(entry), version):
+            if in_version(entry, version):
                 found.setdefault(name, set()).add(entry["source"])
     return {name: frozenset(sources) for name, sources in found.items()}
 
@@ -219,9 +200,9 @@ def fixed_variables(version: Version) -> frozenset[str]:
     named capture): nginx's own, but those its modules mark changeable ($args, $limit_rate)."""
     return frozenset(
         name
-        for name, entries in _table()["variables"].items()
+        for name, entries in table()["variables"].items()
         for entry in entries
-        if _covers(*_span(entry), version) and not entry["prefix"] and not entry["changeable"]
+        if in_version(entry, version) and not entry["prefix"] and not entry["changeable"]
     )
 
 
