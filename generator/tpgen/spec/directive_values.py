@@ -109,7 +109,7 @@ def _one_of(choices: Sequence[str], text: str) -> bool:
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _TIME_EXAMPLE = "e.g. 500ms, 30s, 1m 30s: units y M w d h m s ms, largest first, each once"
-_WORDS: dict[str, tuple[str, Callable[[str], object]]] = {
+_WORDS: dict[str, tuple[str, Callable[[str], int | None]]] = {
     "number": ("a whole number (digits only)", number),
     "size": ("a size: digits, then k or m (nginx's sizes here take no g)", size),
     "offset": ("a size: digits, then k, m or g", offset),
@@ -232,7 +232,6 @@ _POSTS: dict[str, Callable[[int], str | None]] = {
     "power_of_two": _power_of_two,
     "not_zero": _not_zero,
 }
-_VALUES: dict[str, Callable[[str], int | None]] = {"number": number, "size": size}
 
 
 def post_problem(
@@ -240,8 +239,7 @@ def post_problem(
 ) -> str | None:
     """Why the post handler ``post`` refuses the value its slot ``kind`` parsed from ``args``
     (the slot took it), or None."""
-    parse = _VALUES.get(kind or "")
-    value = parse(args[0]) if parse else None
+    value = _WORDS[kind][1](args[0]) if kind in _WORDS else None
     if value is None:
         return None
     if post == "bounds" and bounds is not None:
