@@ -7,7 +7,7 @@ upstream or location already there, and a $variable nothing defines; with the bu
 ngx_conf_handler's; the tables are nginx's modules' own (data/nginx-directives.json, written by
 scripts/nginx_directives.py from nginx's source). The values of the standard parsers and their
 post handlers are directive_values'; those of the handlers ported (location, if, the regexes),
-directive_handlers'. Other values (a path, a URL) stay nginx -t's to judge.
+directive_handlers'. Other values (a path, an upstream host) stay nginx -t's to judge.
 """
 
 from __future__ import annotations
@@ -350,14 +350,19 @@ def directive_names(directives: tuple[Directive, ...]) -> frozenset[str]:
     )
 
 
+def _limit_req_zone(args: tuple[str, ...]) -> str | None:
+    """The zone a limit_req names (its first zone=)."""
+    return next((arg.removeprefix("zone=") for arg in args if arg.startswith("zone=")), None)
+
+
 def _referenced_name(directive: Directive) -> tuple[str, str] | None:
     """(what must define it, the name) of the log format or shared zone a directive uses."""
     args = directive.args
     if directive.name == "access_log" and len(args) >= 2 and args[1] != "combined":
         return "log_format", args[1]
     if directive.name == "limit_req":
-        zones = [arg.removeprefix("zone=") for arg in args if arg.startswith("zone=")]
-        return ("limit_req_zone", zones[0]) if zones else None
+        zone = _limit_req_zone(args)
+        return ("limit_req_zone", zone) if zone is not None else None
     if directive.name == "limit_conn" and args:
         return "limit_conn_zone", args[0]
     # "off", or a zone named per request by a variable.
@@ -663,8 +668,8 @@ def unique_key(directive: Directive) -> tuple[str, ...] | None:
     if directive.name in ("log_format", "upstream", "limit_conn") and args:
         return (directive.name, args[0])
     if directive.name == "limit_req":
-        zones = [arg.removeprefix("zone=") for arg in args if arg.startswith("zone=")]
-        return ("limit_req", zones[0]) if zones else None
+        zone = _limit_req_zone(args)
+        return ("limit_req", zone) if zone is not None else None
     if directive.name == "location" and args:
         return _location_key(args)
     return None
