@@ -30,6 +30,7 @@ from tpgen.spec.directives import (
     refusals,
 )
 from tpgen.spec.edge import version_tuple
+from tpgen.spec.merged import late_log_formats, merge_refusals
 from tpgen.spec.model import EXTRA_CONTEXTS, NodeSpec
 from tpgen.spec.nginx_syntax import Directive, SyntaxProblem, parse
 
@@ -154,6 +155,8 @@ class Surroundings:
     # The block tpgen includes the snippet in (its nginx context and what it sets there);
     # None: the spec context's own block, with nothing set.
     site: Site | None = None
+    # What nginx refuses when it merges the blocks of the whole config (spec/merged.py).
+    merged: tuple[tuple[Directive, str], ...] = ()
 
 
 def check_snippet(
@@ -186,6 +189,7 @@ def _check(
     for directive, reason in (
         *_refusals(directives, context, around.shadowed),
         *refusals(directives, site.context, around.target, site),
+        *(found for found in around.merged if id(found[0]) in order),
     ):
         found.setdefault(order[id(directive)], (directive, reason))
     return [(d.line, f"{d.name}: {reason}") for _, (d, reason) in sorted(found.items())]
@@ -236,6 +240,17 @@ def _read(
     return _Snippet(where, path, text, _tree(text))
 
 
+def _whole(spec: NodeSpec, read: list[_Snippet], config: str | None) -> bool:
+    """Whether the whole config is known: tpgen's, and every snippet of the spec read (or
+    refused, which stops the spec anyway)."""
+    every = {path for context in EXTRA_CONTEXTS for path in getattr(spec.extra, context)}
+    return (
+        config is not None
+        and every <= {snippet.path for snippet in read}
+        and all(snippet.text is not None or snippet.refused for snippet in read)
+    )
+
+
 def _target(
     spec: NodeSpec, read: list[_Snippet], tree: tuple[Directive, ...], config: str | None
 ) -> Target:
@@ -261,12 +276,7 @@ def _target(
     foreign = any(loaded_module(path) not in own for path in loads) or (
         build is not None and third_party(build.configure)
     )
-    every = {path for context in EXTRA_CONTEXTS for path in getattr(spec.extra, context)}
-    whole = (
-        config is not None
-        and every <= {snippet.path for snippet in read}
-        and all(snippet.text is not None or snippet.refused for snippet in read)
-    )
+    whole = _whole(spec, read, config)
     defined = names = used = None
     if whole and not foreign:
         defined = defined_variables(tree, config or "").union(
@@ -316,6 +326,10 @@ def snippet_problems(
     tree = parse(config) if config is not None else ()
     target = _target(spec, read, tree, config)
     sites = include_sites(tree)
+    merged: tuple[tuple[Directive, str], ...] = ()
+    if _whole(spec, read, config):
+        inlined = {snippet.path: snippet.directives for snippet in read if snippet.text}
+        merged = (*merge_refusals(tree, inlined), *late_log_formats(tree, inlined))
     before: dict[str, Site] = {}
     problems: list[Problem] = []
     for snippet in read:
@@ -324,7 +338,7 @@ def snippet_problems(
             continue
         context = snippet.where[1]
         site = (sites.get(snippet.path) or Site(context, frozenset())).joined(before.get(context))
-        around = Surroundings((shadowed or {}).get(context, {}), target, site)
+        around = Surroundings((shadowed or {}).get(context, {}), target, site, merged)
         found = _check(snippet.text, snippet.tree, context, around)
         before[context] = block_site(context, snippet.directives).joined(before.get(context))
         shown = shown_path(snippet.path, locate)

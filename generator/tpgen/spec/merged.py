@@ -1,0 +1,303 @@
+"""What nginx refuses only of the whole config, tpgen's with each snippet where it includes
+it, so that neither a directive nor its block alone shows it. When nginx merges a block's
+settings with those it inherits: the buffers of the upstream modules
+(ngx_http_proxy_merge_loc_conf, and fastcgi's, uwsgi's and scgi's, alike in nginx 1.22 to
+1.31) against each other in every server and location, and large_client_header_buffers
+against connection_pool_size in every server (ngx_http_core_merge_srv_conf); a refusal names
+the snippet's directive that set one of the values (the one set nearest the block that
+fails). In the order nginx reads the files: an access_log that names a log format defined
+only further down (ngx_http_log_set_log looks it up as it reads).
+
+nginx's defaults here are those of a 64-bit machine with 4 KiB pages (ngx_pagesize; 64 ×
+sizeof(void *)): x86-64 and the usual arm64 kernels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from tpgen.spec.directive_values import number, size
+from tpgen.spec.nginx_syntax import Directive
+
+PAGE_SIZE = 4096
+CONNECTION_POOL_SIZE = 64 * 8
+# Unset busy and write sizes are twice the largest buffer; an unset temp file cap is 1 GiB.
+_TEMP_FILE_MAX = 1 << 30
+UPSTREAMS = ("proxy", "fastcgi", "uwsgi", "scgi")
+# Blocks whose settings nginx merges into the ones inside them.
+_INNER = {
+    ("main", "http"): "http",
+    ("http", "server"): "server",
+    ("server", "location"): "location",
+}
+_INNER[("location", "location")] = "location"
+
+# Every directive a block sets: name -> (the directive, whether a snippet wrote it, its depth).
+Settings = Mapping[str, "Setting"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    directive: Directive
+    from_snippet: bool
+    depth: int
+
+
+def merge_refusals(
+    config: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]]
+) -> list[tuple[Directive, str]]:
+    """(snippet directive, why nginx -t refuses the merge it takes part in) of tpgen's config
+    ``config`` with each ``snippets`` file (by the path its include names) in place; each
+    directive once."""
+    found: dict[int, tuple[Directive, str]] = {}
+    for directive, reason in _walk(config, "main", {}, snippets, 0):
+        found.setdefault(id(directive), (directive, reason))
+    return list(found.values())
+
+
+def late_log_formats(
+    config: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]]
+) -> list[tuple[Directive, str]]:
+    """(snippet access_log, why) for each that names a log format the config defines only
+    after it; one defined nowhere is directives._unknown_name's."""
+    every = list(_read_in_order(config, "main", snippets))
+    later = {d.args[0] for d, _, context in every if _defines_format(d, context)}
+    defined = {"combined"}
+    found: list[tuple[Directive, str]] = []
+    for directive, mine, context in every:
+        if _defines_format(directive, context):
+            defined.add(directive.args[0])
+        name = _format(directive)
+        if mine and name is not None and name not in defined and name in later:
+            found.append((directive, _late(name)))
+    return found
+
+
+def _defines_format(directive: Directive, context: str) -> bool:
+    return directive.name == "log_format" and bool(directive.args) and context == "http"
+
+
+def _format(directive: Directive) -> str | None:
+    """The log format an access_log names (None: not an access_log, or it names none)."""
+    if directive.name != "access_log" or len(directive.args) < 2:
+        return None
+    return directive.args[1]
+
+
+def _late(name: str) -> str:
+    return (
+        f"uses the log format {name!r} before the log_format that defines it: nginx looks "
+        "the name up as it reads the config, in the order tpgen includes the snippets (nginx: "
+        "unknown log format): move the log_format above it, or into an earlier extra.http "
+        "snippet"
+    )
+
+
+def _read_in_order(
+    block: tuple[Directive, ...],
+    context: str,
+    snippets: Mapping[str, tuple[Directive, ...]],
+    *,
+    from_snippet: bool = False,
+) -> Iterator[tuple[Directive, bool, str]]:
+    """Every directive of the config as nginx reads it: (directive, a snippet wrote it, the
+    context of its block, main or http for the two outer ones and "inner" for any other)."""
+    for directive, mine in _own(block, snippets, from_snippet):
+        yield directive, mine, context
+        if directive.block is not None:
+            inner = "http" if (context, directive.name) == ("main", "http") else "inner"
+            yield from _read_in_order(directive.block, inner, snippets, from_snippet=mine)
+
+
+def _own(
+    block: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]], from_snippet: bool
+) -> Iterator[tuple[Directive, bool]]:
+    """The block's directives in order, each snippet it includes read in its place."""
+    for directive in block:
+        path = directive.args[0] if len(directive.args) == 1 else ""
+        if directive.name == "include" and path in snippets:
+            yield from ((inner, True) for inner in snippets[path])
+        else:
+            yield directive, from_snippet
+
+
+def _walk(
+    block: tuple[Directive, ...],
+    context: str,
+    inherited: Settings,
+    snippets: Mapping[str, tuple[Directive, ...]],
+    depth: int,
+    *,
+    from_snippet: bool = False,
+) -> Iterator[tuple[Directive, str]]:
+    own = list(_own(block, snippets, from_snippet))
+    settings = dict(inherited)
+    for directive, mine in own:
+        if directive.block is None:
+            settings[directive.name] = Setting(directive, mine, depth)
+    if context == "server":
+        yield from _header_buffers(settings)
+    if context in ("server", "location"):
+        for prefix in UPSTREAMS:
+            yield from _upstream_buffers(prefix, settings)
+    for directive, mine in own:
+        inner = _INNER.get((context, directive.name))
+        if inner is not None and directive.block is not None:
+            yield from _walk(
+                directive.block, inner, settings, snippets, depth + 1, from_snippet=mine
+            )
+
+
+def _blamed(settings: Settings, names: tuple[str, ...]) -> Directive | None:
+    """The snippet directive among ``names`` set nearest the block; None: tpgen set them all."""
+    mine = [settings[name] for name in names if name in settings and settings[name].from_snippet]
+    return max(mine, key=lambda setting: setting.depth).directive if mine else None
+
+
+def shown_size(value: int) -> str:
+    """A size as nginx reads it back: 16k, 1m, 1000."""
+    for unit, scale in (("m", 1 << 20), ("k", 1 << 10)):
+        if value and value % scale == 0:
+            return f"{value // scale}{unit}"
+    return str(value)
+
+
+def _size_of(settings: Settings, name: str, default: int | None) -> int | None:
+    setting = settings.get(name)
+    if setting is None or len(setting.directive.args) != 1:
+        return default
+    return size(setting.directive.args[0])
+
+
+def _buffers_of(settings: Settings, name: str, default: tuple[int, int]) -> tuple[int, int] | None:
+    setting = settings.get(name)
+    if setting is None:
+        return default
+    args = setting.directive.args
+    count, each = (number(args[0]), size(args[1])) if len(args) == 2 else (None, None)
+    return (count, each) if count and each else None
+
+
+def _header_buffers(settings: Settings) -> Iterator[tuple[Directive, str]]:
+    buffers = _buffers_of(settings, "large_client_header_buffers", (4, 8192))
+    pool = _size_of(settings, "connection_pool_size", CONNECTION_POOL_SIZE)
+    if buffers is None or pool is None or buffers[1] >= pool:
+        return
+    blamed = _blamed(settings, ("large_client_header_buffers", "connection_pool_size"))
+    if blamed is not None:
+        yield (
+            blamed,
+            (
+                f"leaves a server with large_client_header_buffers of {shown_size(buffers[1])} "
+                f"below its connection_pool_size of {shown_size(pool)} (nginx: the "
+                '"large_client_header_buffers" size must be equal to or greater than '
+                f'"connection_pool_size"): make each buffer at least {shown_size(pool)}'
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class _Buffers:
+    """An upstream module's buffer settings in force in one block (nginx's defaults where
+    unset; None: a size nginx's own parser refuses, said elsewhere)."""
+
+    prefix: str
+    buffer_size: int
+    count: int
+    each: int
+    busy: int | None  # unset: twice the largest buffer
+    write: int | None
+    temp_max: int
+
+    @property
+    def largest(self) -> int:
+        return max(self.buffer_size, self.each)
+
+
+def _upstream_buffers(prefix: str, settings: Settings) -> Iterator[tuple[Directive, str]]:
+    names = tuple(
+        f"{prefix}_{name}"
+        for name in (
+            "buffers",
+            "buffer_size",
+            "busy_buffers_size",
+            "temp_file_write_size",
+            "max_temp_file_size",
+        )
+    )
+    if not any(name in settings for name in names):
+        return
+    buffers = _buffers_of(settings, names[0], (8, PAGE_SIZE))
+    buffer_size = _size_of(settings, names[1], PAGE_SIZE)
+    busy, write = (_size_of(settings, name, None) for name in names[2:4])
+    temp_max = _size_of(settings, names[4], _TEMP_FILE_MAX)
+    unparsed = any(
+        name in settings and value is None
+        for name, value in zip(names[2:4], (busy, write), strict=True)
+    )
+    if buffers is None or buffer_size is None or temp_max is None or unparsed:
+        return
+    found = _Buffers(prefix, buffer_size, *buffers, busy, write, temp_max)
+    reason = _buffers_problem(found)
+    blamed = _blamed(settings, names)
+    if reason is not None and blamed is not None:
+        yield blamed, reason
+
+
+def _buffers_problem(found: _Buffers) -> str | None:
+    """ngx_http_proxy_merge_loc_conf's checks, in its order, with the fix."""
+    name = found.prefix
+    largest = shown_size(found.largest)
+    said = f'the maximum of the value of "{name}_buffer_size" and one of the "{name}_buffers"'
+    settled = (
+        f"with {name}_buffers {found.count} {shown_size(found.each)} and {name}_buffer_size "
+        f"{shown_size(found.buffer_size)} in force"
+    )
+    if found.count < 2:
+        return (
+            f"{settled}: nginx needs at least two {name}_buffers (nginx: there must be at least "
+            f'2 "{name}_buffers"): e.g. {name}_buffers 2 {shown_size(found.each)}'
+        )
+    busy = 2 * found.largest if found.busy is None else found.busy
+    room = (found.count - 1) * found.each
+    if busy < found.largest:
+        return (
+            f"{settled}, {name}_busy_buffers_size {shown_size(busy)} is below {largest} (nginx: "
+            f'"{name}_busy_buffers_size" must be equal to or greater than {said}): raise it '
+            f"to at least {largest}"
+        )
+    if busy > room:
+        unset = f" (unset: twice {largest})" if found.busy is None else ""
+        return (
+            f"{settled}, {name}_busy_buffers_size {shown_size(busy)}{unset} exceeds all "
+            f'{name}_buffers but one, {shown_size(room)} (nginx: "{name}_busy_buffers_size" '
+            f'must be less than the size of all "{name}_buffers" minus one buffer): '
+            + _more_room(name, found, busy)
+        )
+    write = 2 * found.largest if found.write is None else found.write
+    if write < found.largest:
+        return (
+            f"{settled}, {name}_temp_file_write_size {shown_size(write)} is below {largest} "
+            f'(nginx: "{name}_temp_file_write_size" must be equal to or greater than '
+            f"{said}): raise it to at least {largest}"
+        )
+    if found.temp_max and found.temp_max < found.largest:
+        return (
+            f"{settled}, {name}_max_temp_file_size {shown_size(found.temp_max)} is below "
+            f'{largest} (nginx: "{name}_max_temp_file_size" must be equal to zero to disable '
+            f"temporary files usage or must be equal to or greater than {said}): set it to 0 "
+            f"(no temporary files) or at least {largest}"
+        )
+    return None
+
+
+def _more_room(name: str, found: _Buffers, busy: int) -> str:
+    needed = -(-busy // found.each) + 1
+    if (found.count - 1) * found.each >= found.largest:
+        return (
+            f"set {name}_busy_buffers_size between {shown_size(found.largest)} and "
+            f"{shown_size((found.count - 1) * found.each)}, or give {name}_buffers {needed} "
+            "buffers"
+        )
+    return f"give {name}_buffers at least {needed} buffers of {shown_size(found.each)}"

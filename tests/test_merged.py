@@ -1,0 +1,135 @@
+"""What nginx refuses only when it merges blocks (spec/merged.py): each case's snippets put
+into tpgen's config and judged by tpgen and by the real nginx -t, which must agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tpgen.api import extra_file_problems, make_plan
+from tpgen.check import check_plan
+from tpgen.plan import Plan
+from tpgen.spec.load import spec_from_mapping
+from tpgen.spec.merged import merge_refusals, shown_size
+from tpgen.spec.model import NodeSpec
+from tpgen.spec.nginx_syntax import parse
+
+from .specs import spec
+
+REFUSED, TAKEN = True, False
+# (snippets by extra context, "http#2" a second http one; whether nginx refuses the config).
+# Sizes: nginx's defaults on a 64-bit machine with 4 KiB pages (proxy_buffers 8 4k,
+# connection_pool_size 512).
+MERGE_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"http": "proxy_buffers 2 4k;"}, REFUSED),  # busy 8k > one buffer
+    ({"http": "proxy_buffers 3 4k;"}, TAKEN),  # busy 8k = two buffers
+    ({"http": "proxy_buffers 1 4k;"}, REFUSED),
+    ({"http": "proxy_buffer_size 64k;"}, REFUSED),  # busy 128k > 7 × 4k
+    ({"http": "proxy_buffer_size 64k; proxy_buffers 33 4k;"}, TAKEN),
+    ({"http": "proxy_buffer_size 64k; proxy_buffers 32 4k;"}, REFUSED),
+    ({"http": "proxy_buffer_size 64k; proxy_buffers 17 4k; proxy_busy_buffers_size 64k;"}, TAKEN),
+    ({"http": "proxy_buffer_size 64k; proxy_buffers 16 4k; proxy_busy_buffers_size 64k;"}, REFUSED),
+    ({"location": "proxy_busy_buffers_size 1m;"}, REFUSED),
+    ({"location": "proxy_busy_buffers_size 2k;"}, REFUSED),  # below the largest buffer
+    ({"location": "proxy_busy_buffers_size 4k;"}, TAKEN),
+    ({"server": "proxy_temp_file_write_size 1k;"}, REFUSED),
+    ({"server": "proxy_temp_file_write_size 4k;"}, TAKEN),
+    ({"location": "proxy_max_temp_file_size 1k;"}, REFUSED),
+    ({"location": "proxy_max_temp_file_size 0;"}, TAKEN),
+    ({"location": "proxy_buffer_size 0;"}, TAKEN),
+    ({"http": "fastcgi_buffer_size 64k;"}, REFUSED),
+    ({"http": "uwsgi_buffers 1 8k;"}, REFUSED),
+    ({"http": "scgi_busy_buffers_size 64k;"}, REFUSED),
+    ({"http": "scgi_busy_buffers_size 28k;"}, TAKEN),
+    ({"http": "large_client_header_buffers 4 64;"}, REFUSED),
+    ({"http": "large_client_header_buffers 4 512;"}, TAKEN),
+    ({"http": "large_client_header_buffers 4 511;"}, REFUSED),
+    ({"http": "connection_pool_size 16k;"}, REFUSED),
+    ({"http": "connection_pool_size 16k; large_client_header_buffers 4 16k;"}, TAKEN),
+    ({"server": "large_client_header_buffers 2 256;"}, REFUSED),
+    ({"http": "server { listen 127.0.0.1:19561; location / { proxy_buffers 2 4k; } }"}, REFUSED),
+    (
+        {
+            "http": "server { listen 127.0.0.1:19562; proxy_buffer_size 64k; proxy_buffers 33 4k;"
+            " location / { proxy_buffers 8 4k; } }"
+        },
+        REFUSED,
+    ),
+    ({"http": "proxy_buffer_size 64k;", "location": "proxy_buffers 33 4k;"}, REFUSED),
+    ({"http": "proxy_buffers 33 4k;", "location": "proxy_buffer_size 64k;"}, TAKEN),
+    ({"location": "proxy_buffer_size 64k; proxy_buffers 33 4k;"}, TAKEN),
+    ({"server": "proxy_buffering off; proxy_buffers 16 8k;"}, TAKEN),
+    # The order nginx reads log formats in: tpgen's http block, its http snippets in turn,
+    # then its servers (with their snippets).
+    ({"http": "access_log LOG late; log_format late '$remote_addr';"}, REFUSED),
+    ({"http": "log_format late '$remote_addr'; access_log LOG late;"}, TAKEN),
+    (
+        {
+            "http": "server { listen 127.0.0.1:19563; access_log LOG late; }\n"
+            "log_format late '$remote_addr';"
+        },
+        REFUSED,
+    ),
+    ({"http": "log_format late '$uri';", "server": "access_log LOG late;"}, TAKEN),
+    ({"http": "access_log LOG late;", "http#2": "log_format late '$uri';"}, REFUSED),
+    ({"http": "log_format late '$uri';", "http#2": "access_log LOG late;"}, TAKEN),
+    ({"location": "access_log LOG tpgen;"}, TAKEN),
+]
+
+
+def _with(tmp_path: Path, snippets: dict[str, str]) -> tuple[NodeSpec, Plan, dict[str, str]]:
+    """A cache node's spec with the snippets at their paths under tmp_path, its plan, and
+    each snippet's node path mapped to itself (read where it is)."""
+    extra: dict[str, list[str]] = {}
+    for name, text in snippets.items():
+        path = tmp_path / f"{name.replace('#', '-')}.conf"
+        # nginx -t opens each access log: one under tmp_path, not on the host's paths.
+        path.write_text(text.replace("LOG", str(tmp_path / "t.log")) + "\n", encoding="utf-8")
+        extra.setdefault(name.partition("#")[0], []).append(str(path))
+    node = spec_from_mapping(spec(extra=extra), "s.yaml")
+    paths = {path: path for listed in extra.values() for path in listed}
+    return node, make_plan(node, "s.yaml"), paths
+
+
+def test_tpgen_refuses_a_merge_where_the_real_nginx_does(nginx_binary: str, tmp_path: Path) -> None:
+    wrong = []
+    for index, (snippets, nginx_refuses) in enumerate(MERGE_CASES):
+        case = tmp_path / str(index)
+        case.mkdir()
+        node, plan, paths = _with(case, snippets)
+        said = check_plan(plan, nginx=nginx_binary)
+        assert said.ok != nginx_refuses, (snippets, said.output)
+        refused = extra_file_problems(node, paths)
+        if bool(refused) != nginx_refuses:
+            wrong.append((snippets, [item.message for item in refused]))
+    assert wrong == []
+
+
+def test_a_refusal_names_the_snippet_directive_nearest_the_block_and_the_fix(
+    tmp_path: Path,
+) -> None:
+    node, _, paths = _with(tmp_path, {"http": "proxy_buffer_size 64k;\nproxy_buffers 8 4k;"})
+    (found,) = extra_file_problems(node, paths)
+    assert found.message == (
+        f"{tmp_path}/http.conf line 2: proxy_buffers: with proxy_buffers 8 4k and "
+        "proxy_buffer_size 64k in force, proxy_busy_buffers_size 128k (unset: twice 64k) "
+        'exceeds all proxy_buffers but one, 28k (nginx: "proxy_busy_buffers_size" must be less '
+        'than the size of all "proxy_buffers" minus one buffer): give proxy_buffers at least 33 '
+        "buffers of 4k"
+    )
+
+
+def test_tpgen_s_own_settings_alone_are_never_blamed_on_a_snippet() -> None:
+    config = parse("http { proxy_buffers 1 4k; server { include /x.conf; } }\n")
+    assert merge_refusals(config, {"/x.conf": parse("gzip on;\n")}) == []
+    refused = merge_refusals(config, {"/x.conf": parse("proxy_buffer_size 8k;\n")})
+    assert [(d.name, why.split(": ")[1]) for d, why in refused] == [
+        ("proxy_buffer_size", "nginx needs at least two proxy_buffers (nginx")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [(0, "0"), (1000, "1000"), (4096, "4k"), (1 << 20, "1m"), (1536, "1536")]
+)
+def test_sizes_are_shown_as_nginx_reads_them(value: int, shown: str) -> None:
+    assert shown_size(value) == shown
