@@ -77,7 +77,28 @@ MERGE_CASES: list[tuple[dict[str, str], bool]] = [
 ]
 
 
-def _with(tmp_path: Path, snippets: dict[str, str]) -> tuple[NodeSpec, Plan, dict[str, str]]:
+CA_FILE = "/etc/ssl/certs/ca-certificates.crt"  # Debian's ca-certificates
+# A TLS node's: tpgen's content server has a certificate, its redirect and status servers none.
+TLS_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"server": "ssl_verify_client on;"}, REFUSED),
+    ({"server": "ssl_verify_client optional;"}, REFUSED),
+    ({"server": "ssl_verify_client optional_no_ca;"}, TAKEN),
+    ({"server": f"ssl_verify_client on; ssl_client_certificate {CA_FILE};"}, TAKEN),
+    # 1.27.2 takes the trusted certificates too; 1.22 does not.
+    ({"server": f"ssl_verify_client on; ssl_trusted_certificate {CA_FILE};"}, REFUSED),
+    ({"http": "ssl_verify_client on;"}, REFUSED),
+    ({"http": f"ssl_client_certificate {CA_FILE};", "server": "ssl_verify_client on;"}, TAKEN),
+    ({"http": "server { listen 127.0.0.1:19564; ssl_verify_client on; }"}, TAKEN),
+]
+TLS = {
+    "listen": [{"port": 443, "tls": True}],
+    "tls": {"certificates": [{"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"}]},
+}
+
+
+def _with(
+    tmp_path: Path, snippets: dict[str, str], **sections: object
+) -> tuple[NodeSpec, Plan, dict[str, str]]:
     """A cache node's spec with the snippets at their paths under tmp_path, its plan, and
     each snippet's node path mapped to itself (read where it is)."""
     extra: dict[str, list[str]] = {}
@@ -86,17 +107,23 @@ def _with(tmp_path: Path, snippets: dict[str, str]) -> tuple[NodeSpec, Plan, dic
         # nginx -t opens each access log: one under tmp_path, not on the host's paths.
         path.write_text(text.replace("LOG", str(tmp_path / "t.log")) + "\n", encoding="utf-8")
         extra.setdefault(name.partition("#")[0], []).append(str(path))
-    node = spec_from_mapping(spec(extra=extra), "s.yaml")
+    node = spec_from_mapping(spec(extra=extra, **sections), "s.yaml")
     paths = {path: path for listed in extra.values() for path in listed}
     return node, make_plan(node, "s.yaml"), paths
 
 
-def test_tpgen_refuses_a_merge_where_the_real_nginx_does(nginx_binary: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("cases", "sections"), [(MERGE_CASES, {}), (TLS_CASES, TLS)])
+def test_tpgen_refuses_a_merge_where_the_real_nginx_does(
+    nginx_binary: str,
+    tmp_path: Path,
+    cases: list[tuple[dict[str, str], bool]],
+    sections: dict[str, object],
+) -> None:
     wrong = []
-    for index, (snippets, nginx_refuses) in enumerate(MERGE_CASES):
+    for index, (snippets, nginx_refuses) in enumerate(cases):
         case = tmp_path / str(index)
         case.mkdir()
-        node, plan, paths = _with(case, snippets)
+        node, plan, paths = _with(case, snippets, **sections)
         said = check_plan(plan, nginx=nginx_binary)
         assert said.ok != nginx_refuses, (snippets, said.output)
         refused = extra_file_problems(node, paths)
@@ -121,8 +148,8 @@ def test_a_refusal_names_the_snippet_directive_nearest_the_block_and_the_fix(
 
 def test_tpgen_s_own_settings_alone_are_never_blamed_on_a_snippet() -> None:
     config = parse("http { proxy_buffers 1 4k; server { include /x.conf; } }\n")
-    assert merge_refusals(config, {"/x.conf": parse("gzip on;\n")}) == []
-    refused = merge_refusals(config, {"/x.conf": parse("proxy_buffer_size 8k;\n")})
+    assert merge_refusals(config, {"/x.conf": parse("gzip on;\n")}, (1, 22, 1)) == []
+    refused = merge_refusals(config, {"/x.conf": parse("proxy_buffer_size 8k;\n")}, (1, 22, 1))
     assert [(d.name, why.split(": ")[1]) for d, why in refused] == [
         ("proxy_buffer_size", "nginx needs at least two proxy_buffers (nginx")
     ]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from tpgen.spec.directive_values import number, size
 from tpgen.spec.nginx_syntax import Directive
+from tpgen.spec.nginx_table import Version
 
 PAGE_SIZE = 4096
 CONNECTION_POOL_SIZE = 64 * 8
@@ -45,13 +46,16 @@ class Setting:
 
 
 def merge_refusals(
-    config: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]]
+    config: tuple[Directive, ...],
+    snippets: Mapping[str, tuple[Directive, ...]],
+    version: Version,
 ) -> list[tuple[Directive, str]]:
-    """(snippet directive, why nginx -t refuses the merge it takes part in) of tpgen's config
-    ``config`` with each ``snippets`` file (by the path its include names) in place; each
-    directive once."""
+    """(snippet directive, why nginx ``version`` -t refuses the merge it takes part in) of
+    tpgen's config ``config`` with each ``snippets`` file (by the path its include names) in
+    place; each directive once."""
     found: dict[int, tuple[Directive, str]] = {}
-    for directive, reason in _walk(config, "main", {}, snippets, 0):
+    walked = _walk(config, "main", {}, _Reading(snippets, version), 0)
+    for directive, reason in walked:
         found.setdefault(id(directive), (directive, reason))
     return list(found.values())
 
@@ -122,22 +126,31 @@ def _own(
             yield directive, from_snippet
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """What the walk reads the config with: the snippets by path, and the nginx version."""
+
+    snippets: Mapping[str, tuple[Directive, ...]]
+    version: Version
+
+
 def _walk(
     block: tuple[Directive, ...],
     context: str,
     inherited: Settings,
-    snippets: Mapping[str, tuple[Directive, ...]],
+    reading: _Reading,
     depth: int,
     *,
     from_snippet: bool = False,
 ) -> Iterator[tuple[Directive, str]]:
-    own = list(_own(block, snippets, from_snippet))
+    own = list(_own(block, reading.snippets, from_snippet))
     settings = dict(inherited)
     for directive, mine in own:
         if directive.block is None:
             settings[directive.name] = Setting(directive, mine, depth)
     if context == "server":
         yield from _header_buffers(settings)
+        yield from _client_verification(settings, reading.version)
     if context in ("server", "location"):
         for prefix in UPSTREAMS:
             yield from _upstream_buffers(prefix, settings)
@@ -145,7 +158,7 @@ def _walk(
         inner = _INNER.get((context, directive.name))
         if inner is not None and directive.block is not None:
             yield from _walk(
-                directive.block, inner, settings, snippets, depth + 1, from_snippet=mine
+                directive.block, inner, settings, reading, depth + 1, from_snippet=mine
             )
 
 
@@ -193,6 +206,37 @@ def _header_buffers(settings: Settings) -> Iterator[tuple[Directive, str]]:
                 f"below its connection_pool_size of {shown_size(pool)} (nginx: the "
                 '"large_client_header_buffers" size must be equal to or greater than '
                 f'"connection_pool_size"): make each buffer at least {shown_size(pool)}'
+            ),
+        )
+
+
+# ssl_verify_client takes ssl_trusted_certificate's CAs as well since 1.27.2 (18afcda93).
+_TRUSTED_VERIFIES = (1, 27, 2)
+
+
+def _client_verification(settings: Settings, version: Version) -> Iterator[tuple[Directive, str]]:
+    """ngx_http_ssl_merge_srv_conf: a server that has a certificate (or rejects handshakes)
+    and asks for client certificates needs the CAs to check them against."""
+    verify = settings.get("ssl_verify_client")
+    if verify is None or not verify.from_snippet:
+        return
+    if verify.directive.args[:1] not in (("on",), ("optional",)):
+        return
+    rejects = settings.get("ssl_reject_handshake")
+    serves = "ssl_certificate" in settings or (
+        rejects is not None and rejects.directive.args[:1] == ("on",)
+    )
+    authorities = ["ssl_client_certificate"]
+    if version >= _TRUSTED_VERIFIES:
+        authorities.append("ssl_trusted_certificate")
+    if serves and not any(name in settings for name in authorities):
+        yield (
+            verify.directive,
+            (
+                f"asks for client certificates in a TLS server without "
+                f"{' or '.join(authorities)} to check them against (nginx: no "
+                "ssl_client_certificate for ssl_verify_client): add ssl_client_certificate with "
+                "the CAs' certificates beside it, or use optional_no_ca"
             ),
         )
 

@@ -329,7 +329,10 @@ def snippet_problems(
     merged: tuple[tuple[Directive, str], ...] = ()
     if _whole(spec, read, config):
         inlined = {snippet.path: snippet.directives for snippet in read if snippet.text}
-        merged = (*merge_refusals(tree, inlined), *late_log_formats(tree, inlined))
+        merged = (
+            *merge_refusals(tree, inlined, target.version),
+            *late_log_formats(tree, inlined),
+        )
     before: dict[str, Site] = {}
     problems: list[Problem] = []
     for snippet in read:
