@@ -75,6 +75,7 @@ SLOTS = {
     "ngx_stream_core_server_name": "server_name",
     "ngx_http_map_block": "map",
     "ngx_stream_map_block": "map",
+    "ngx_conf_split_clients_block": "split_clients",
     "ngx_http_proxy_redirect": "proxy_redirect",
     "ngx_http_proxy_cookie_domain": "cookie_domain",
     "ngx_http_proxy_cookie_path": "cookie_path",

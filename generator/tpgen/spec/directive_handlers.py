@@ -4,8 +4,8 @@ flag, server names, the regexes (compiled by PCRE2 with the handler's options, s
 of location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_* rewrites,
 valid_referers, gzip_disable and fastcgi_split_path_info; allow and deny's addresses,
 error_page's codes, expires, keepalive_timeout, add_header's always, ssl_session_cache,
-proxy_pass's URL, root, try_files, index, error_log's levels, log_format's escaping, and
-the limit_req/limit_conn zones and limits. The table
+proxy_pass's URL, root, try_files, index, error_log's levels, log_format's escaping,
+the limit_req/limit_conn zones and limits, and split_clients' parts. The table
 (data/nginx-directives.json) names the handler of each directive by the kind below;
 scripts/nginx_directives.py refuses to write a table in which a handler that compiles a
 regex has none.
@@ -336,6 +336,74 @@ def _map(directive: Directive, place: Place) -> str | None:
             seen_default = True
         if found:
             return f"line {entry.line}: {found}"
+    return None
+
+
+_MAX = (1 << 63) - 1
+_HUNDRED = 10000  # percent with two decimals
+_UINT32 = 0xFFFFFFFF
+
+
+def fixed_point(text: str, point: int) -> int | None:
+    """ngx_atofp: digits with at most one dot and ``point`` decimals, scaled by 10**point."""
+    if not text:
+        return None
+    value, dot = 0, 0
+    for char in text:
+        if point == 0:
+            return None
+        if char == ".":
+            if dot:
+                return None
+            dot = 1
+            continue
+        if char not in "0123456789" or value > (_MAX - int(char)) // 10:
+            return None
+        value = value * 10 + int(char)
+        point -= dot
+    for _ in range(point):
+        if value > _MAX // 10:
+            return None
+        value *= 10
+    return value
+
+
+def _split_part(entry: Directive) -> int | str:
+    """ngx_http_split_clients (stream's is the same): a part's share in 0.01 % (nginx keeps
+    it in 32 bits), 0 for *, or why nginx refuses the part."""
+    word = entry.name
+    if entry.block is not None:
+        return 'a part of split_clients is PERCENT% value; not a block (nginx: unexpected "{")'
+    if word == "*":
+        return 0
+    share = fixed_point(word[:-1], 2) if word.endswith("%") else None
+    if not share:
+        return (
+            f"a part's share is a percent above 0 with at most two decimals (e.g. 12.5%) or *, "
+            f'not {word!r} (nginx: invalid percent value "{word}")'
+        )
+    return share & _UINT32
+
+
+def _split_clients(directive: Directive, place: Place) -> str | None:
+    """ngx_conf_split_clients_block: the variable, each part, and the shares' total."""
+    if not directive.args[1].startswith("$") or directive.args[1] == "$":
+        return (
+            f"defines a variable, so its second argument is $name, not {directive.args[1]!r} "
+            "(nginx: invalid variable name)"
+        )
+    total = 0
+    for entry in directive.block or ():
+        share = _split_part(entry)
+        if isinstance(share, str):
+            return f"line {entry.line}: {share}"
+        total = (total + share) & _UINT32 if share else _HUNDRED
+        if total > _HUNDRED:
+            return (
+                f"line {entry.line}: the shares add up to more than 100 % here (a * part counts "
+                "as the rest, so nothing may follow it) (nginx: percent total is greater than "
+                "100%): lower them"
+            )
     return None
 
 
@@ -671,7 +739,11 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "session_cache": _session_cache,
 }
 # Handlers that read more than the arguments: a map's body, root's or alias's name.
-_BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {"map": _map, "root": _root}
+_BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {
+    "map": _map,
+    "root": _root,
+    "split_clients": _split_clients,
+}
 KINDS = frozenset({*_BY_ARGS, *_BY_DIRECTIVE})
 
 
