@@ -287,7 +287,21 @@ def _valid_referers(args: Args, place: Place) -> str | None:
             found = regex_problem(referer[1:], caseless=True)
             if found:
                 return found
-    return None
+    return _referers_without_host(args)
+
+
+def _referers_without_host(args: Args) -> str | None:
+    """ngx_http_referer_merge_conf: none or blocked needs a host name beside it (a regex is
+    none; server_names brings the server's names, which tpgen takes as plain ones)."""
+    hosts = [arg for arg in args if arg not in ("none", "blocked") and not arg.startswith("~")]
+    if hosts or not {"none", "blocked"} & set(args):
+        return None
+    return (
+        "takes none or blocked only beside a host name (a.example.com, *.example.com, "
+        'server_names), not with regexes alone (nginx: the "none" or "blocked" referers are '
+        'specified in the "valid_referers" directive without any valid referer): add the '
+        "hosts"
+    )
 
 
 def _gzip_disable(args: Args, place: Place) -> str | None:
