@@ -103,6 +103,9 @@ SLOTS = {
     "ngx_stream_core_error_log": "error_log",
     "ngx_mail_core_error_log": "error_log",
     "ngx_http_log_set_format": "log_format",
+    "ngx_http_core_listen": "listen",
+    "ngx_http_geo_block": "geo",
+    "ngx_stream_geo_block": "geo",
 }
 # Compiling a regex at configuration time; a handler that does so (itself or through what it
 # calls) must be one ported above, or validate would take a regex nginx refuses. (map's body

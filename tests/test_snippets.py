@@ -567,3 +567,58 @@ def test_a_live_nginx_serves_what_the_snippets_add(nginx_binary: str, tmp_path: 
         assert get(f"http://127.0.0.1:{extra_port}/").status == 204
         # The status server stays tpgen's: no location snippet there.
         assert "x-extra" not in get(f"http://127.0.0.1:{status}/nginx_status").headers
+
+
+_SSL_8081 = (
+    "listen: makes 127.0.0.1:8081 an ssl address, where nginx needs a certificate in "
+    "the default server (the first on it, or default_server) and, if that one only "
+    'rejects handshakes, in every server on it (nginx: no "ssl_certificate" is defined '
+    'for the "listen ... ssl" directive): add ssl_certificate and ssl_certificate_key '
+    "(or ssl_reject_handshake on) to the server, or listen on another address"
+)
+
+
+def _http_snippet_problems(tmp_path: Path, text: str) -> list[str]:
+    cache = spec_from_mapping(spec(extra=_extra(tmp_path, http=text)), "s.yaml")
+    files = {p: p for p in cache.extra.http}
+    return [p.message.split(": ", 1)[1] for p in extra_file_problems(cache, files, "s.yaml")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # tpgen's content server listens on 0.0.0.0:80 with backlog=: options nginx takes
+        # once per address (ngx_http_add_addresses).
+        (
+            "server { listen 80 reuseport; }\n",
+            "listen: sets socket options (reuseport) on 0.0.0.0:80, where tpgen's config has a "
+            "listen with options as well (nginx: duplicate listen options for 0.0.0.0:80): set "
+            "them on one listen of the address only",
+        ),
+        ("server { listen 80; }\nserver { listen *:80 default_server; }\n", None),
+        # The status server's listen has no options and is no default server.
+        ("server { listen 127.0.0.1:8081 bind default_server; }\n", None),
+        (
+            "server { listen 127.0.0.1:8081 default_server; }\n"
+            "server { listen 127.0.0.1:8081 default; }\n",
+            "listen: makes a second default server for 127.0.0.1:8081, where the snippet has one "
+            "as well (nginx: a duplicate default server for 127.0.0.1:8081): keep one "
+            "default_server",
+        ),
+        # The snippet's servers come before tpgen's: the first on an address is its default.
+        (
+            "server { listen 127.0.0.1:8081 ssl; }\n",
+            _SSL_8081,
+        ),
+        # One that only rejects handshakes makes nginx check every server on the address:
+        # tpgen's status server has no certificate.
+        ("server { listen 127.0.0.1:8081 ssl; ssl_reject_handshake on; }\n", _SSL_8081),
+        ("server { listen 127.0.0.1:8082 ssl; ssl_reject_handshake on; }\n", None),
+        # A host name resolves on the node: tpgen takes it and compares it with nothing.
+        ("server { listen localhost:80 reuseport; }\n", None),
+    ],
+)
+def test_an_http_snippet_s_listens_meet_tpgen_s_own_as_nginx_merges_them(
+    tmp_path: Path, text: str, expected: str | None
+) -> None:
+    assert _http_snippet_problems(tmp_path, text) == ([] if expected is None else [expected])

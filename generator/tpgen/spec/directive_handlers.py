@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tpgen.spec.directive_values import number, size, time
+from tpgen.spec.handlers_geo import geo_check
+from tpgen.spec.handlers_listen import listen_check
 from tpgen.spec.nginx_addresses import cidr_problem
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.pcre import compiled
@@ -33,6 +35,7 @@ class Place:
     context: str
     location: Args | None = None
     fixed: frozenset[str] = frozenset()
+    version: tuple[int, ...] = (1, 22, 1)  # the target nginx (spec nginx.version)
 
     def regex(self, pattern: str, *, caseless: bool) -> str | None:
         """regex_problem of an HTTP regex (ngx_http_regex_compile) here."""
@@ -751,12 +754,14 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "error_log": _error_log,
     "log_format": _log_format,
     "session_cache": _session_cache,
+    "listen": listen_check,
 }
 # Handlers that read more than the arguments: a map's body, root's or alias's name.
 _BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {
     "map": _map,
     "root": _root,
     "split_clients": _split_clients,
+    "geo": geo_check,
 }
 KINDS = frozenset({*_BY_ARGS, *_BY_DIRECTIVE})
 

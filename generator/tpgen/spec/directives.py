@@ -28,6 +28,7 @@ from tpgen.spec.directive_handlers import (
 )
 from tpgen.spec.directive_values import post_problem, value_problem
 from tpgen.spec.edge import version_text
+from tpgen.spec.handlers_listen import Server, listen_conflicts, server_listens
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version, covers, in_version, span, table
 
@@ -497,6 +498,11 @@ class Target:
     # Every directive name of the whole config (None: not known).
     used: frozenset[str] | None = None
     build: Build | None = None
+    # tpgen's own HTTP servers (their listens, spec listen: and the status and redirect
+    # servers), read by the listen rules after the snippet's; and what the http block (tpgen's
+    # or another snippet's) sets that a server inherits: ssl_certificate, ssl_reject_handshake.
+    servers: tuple[Server, ...] = ()
+    http_ssl: frozenset[str] = frozenset()
 
 
 def _command(
@@ -573,7 +579,7 @@ def refusals(
     seen = _Seen(set(site.taken), set(site.named))
     # Stream's variables are not in the table: what it defines is nginx -t's to judge.
     fixed = _fixed(target) if context in HTTP_CONTEXTS else frozenset()
-    place = Place(context, location.args if location is not None else None, fixed)
+    place = Place(context, location.args if location is not None else None, fixed, target.version)
     for directive in directives:
         command, reason = _command(directive, context, target)
         if command is not None:
@@ -598,6 +604,50 @@ def refusals(
             yield from refusals(directive.block, inner, target, location=around)
     if context in ("http", "server"):
         yield from _unpaired_certificate(directives, site, target)
+    if context == "http":
+        yield from _listen_rules(directives, target)
+
+
+def ssl_set(directives: tuple[Directive, ...]) -> frozenset[str]:
+    """What of a server's certificate a block sets: ssl_certificate, ssl_reject_handshake on."""
+    return frozenset(
+        d.name
+        for d in directives
+        if d.name == "ssl_certificate"
+        or (d.name == "ssl_reject_handshake" and d.args[:1] == ("on",))
+    )
+
+
+def http_servers(
+    directives: tuple[Directive, ...], version: Version, above: frozenset[str], *, tpgen: bool
+) -> tuple[Server, ...]:
+    """The server blocks of an http block's directives as the listen rules read them."""
+    found = []
+    for server in directives:
+        if server.name != "server" or server.block is None:
+            continue
+        listens = [d for d in server.block if d.name == "listen"]
+        ssl = ssl_set(server.block) | above
+        found.append(
+            Server(
+                server_listens(listens, version, tpgen=tpgen),
+                certificate="ssl_certificate" in ssl,
+                rejects="ssl_reject_handshake" in ssl,
+                tpgen=tpgen,
+            )
+        )
+    return tuple(found)
+
+
+def _listen_rules(
+    directives: tuple[Directive, ...], target: Target
+) -> Iterator[tuple[Directive, str]]:
+    """ngx_http_add_addresses and ngx_http_ssl_init over the snippet's servers, then
+    tpgen's (the http snippets come before tpgen's servers)."""
+    above = ssl_set(directives) | target.http_ssl
+    mine = http_servers(directives, target.version, above, tpgen=False)
+    if any(server.listens for server in mine):
+        yield from listen_conflicts((*mine, *target.servers))
 
 
 def _unpaired_certificate(

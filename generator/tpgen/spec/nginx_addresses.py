@@ -90,3 +90,14 @@ def cidr_problem(text: str) -> bool:
         return False
     shift = number(bits)
     return shift is None or shift > largest
+
+
+def inet6_bytes(text: str) -> bytes | None:
+    """The 16 bytes ngx_inet6_addr makes of ``text`` (:: filled with zero words), or None."""
+    scanned = _inet6_words(text) if inet6_addr(text) else None
+    if scanned is None:
+        return None
+    words, zero = scanned
+    if zero is not None:
+        words = [*words[:zero], *[0] * (8 - len(words)), *words[zero:]]
+    return b"".join(word.to_bytes(2, "big") for word in words)

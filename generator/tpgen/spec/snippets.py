@@ -26,8 +26,10 @@ from tpgen.spec.directives import (
     defined_variable,
     defined_variables,
     directive_names,
+    http_servers,
     include_sites,
     refusals,
+    ssl_set,
 )
 from tpgen.spec.edge import version_tuple
 from tpgen.spec.merged import late_log_formats, merge_refusals
@@ -291,6 +293,10 @@ def _target(
         used = directive_names(tree).union(
             *(directive_names(snippet.directives) for snippet in here)
         )
+    http = next((d.block for d in tree if d.name == "http" and d.block is not None), ())
+    http_ssl = ssl_set(http).union(
+        *(ssl_set(snippet.directives) for snippet in here if snippet.where[1] == "http")
+    )
     return Target(
         version,
         unchecked_names=foreign,
@@ -298,6 +304,8 @@ def _target(
         names=names,
         used=used,
         build=build,
+        servers=http_servers(http, version, http_ssl, tpgen=True),
+        http_ssl=http_ssl,
     )
 
 

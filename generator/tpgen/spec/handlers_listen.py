@@ -1,0 +1,407 @@
+"""What nginx refuses of an HTTP ``listen``, ported from its source: the address as
+ngx_parse_url reads a listen's (src/core/ngx_inet.c: ngx_parse_inet_url, ngx_parse_inet6_url,
+ngx_parse_unix_domain_url — a port alone, *:port, addr:port, [IPv6]:port, a port range,
+unix:path), the parameters as ngx_http_core_listen reads them on Linux
+(src/http/ngx_http_core_module.c: default_server, bind, backlog=, rcvbuf=, sndbuf=, fastopen=,
+deferred, ipv6only=, reuseport, ssl, http2, so_keepalive=, proxy_protocol, quic from 1.25 and
+what 1.25 makes incompatible with it; setfib= is FreeBSD's and accept_filter= only warned
+about), and what ngx_http_add_addresses (src/http/ngx_http.c) refuses when it merges the
+servers' listens of one address: a second default server, a second listen with socket options,
+the same address twice in one server; and, from ngx_http_ssl_init
+(src/http/modules/ngx_http_ssl_module.c), an SSL address whose default server has no
+certificate. A host name is resolved by nginx when it loads the config: whether it resolves on
+the node is not known here, so a name is taken (and not compared with other addresses).
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from tpgen.spec.directive_values import number, size, time
+from tpgen.spec.nginx_addresses import inet6_bytes, inet_addr
+from tpgen.spec.nginx_syntax import Directive
+
+Args = Sequence[str]
+Version = tuple[int, ...]
+_QUIC_SINCE = (1, 25, 0)
+_SUN_PATH = 108  # sizeof(sockaddr_un.sun_path) on Linux
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+
+
+@dataclass(frozen=True)
+class Socket:
+    """One address a listen binds (ngx_http_conf_port_t and addr): quic's datagram ones
+    apart (1.25+), the address as nginx compares it, and nginx's text of it."""
+
+    family: str
+    address: object
+    port: int
+    text: str
+    datagram: bool = False
+
+
+def _ports(text: str) -> tuple[int, int] | str:
+    """A port or a first-last range (ngx_parse_inet_url with u->listen)."""
+    first, dash, last = text.partition("-")
+    high = number(last) if dash else None
+    if dash and (high is None or not 1 <= high <= 65535):
+        return "invalid port"
+    low = number(first)
+    if low is None or not 1 <= low <= 65535:
+        return "invalid port"
+    if high is not None and low > high:
+        return "invalid port range"
+    return low, high or low
+
+
+def _bare_port(text: str) -> tuple[int, int] | str | None:
+    """A listen of a port (or range) alone; None: nginx reads the text as a host instead."""
+    first, dash, last = text.partition("-")
+    if dash and number(last) is None:
+        return None
+    if number(first) is None:
+        return None
+    return _ports(text)
+
+
+def _name_problem(host: str) -> str | None:
+    """What no resolver takes as a host name (glibc's numeric forms, 127.1, are addresses)."""
+    labels = host.removesuffix(".").split(".")
+    if set(host) - _NAME_CHARS or "" in labels or any(len(label) > 63 for label in labels):
+        return "host not found"
+    try:
+        socket.inet_aton(host)
+    except OSError:
+        return "host not found" if labels[-1].isdigit() else None
+    return None
+
+
+def _inet(host: str) -> int | str | None:
+    """The IPv4 address of a host, or nginx's error, or None: a name."""
+    if not host:
+        return "no host"
+    if host == "*":
+        return 0
+    address = inet_addr(host)
+    return address if address is not None else _name_problem(host)
+
+
+def _sockets(
+    family: str, address: object, ports: tuple[int, int], shown: str
+) -> tuple[Socket, ...]:
+    return tuple(
+        Socket(family, address, port, f"{shown}:{port}") for port in range(ports[0], ports[1] + 1)
+    )
+
+
+def _inet_url(url: str) -> tuple[Socket, ...] | str | None:
+    if "/" in url or "?" in url:
+        return "invalid host"
+    host, colon, port_text = url.partition(":")
+    ports = _ports(port_text) if colon else _bare_port(url)
+    if isinstance(ports, str):
+        return ports
+    if ports is None or not colon:
+        host = url if ports is None else "*"
+    found = _inet(host)
+    if not isinstance(found, int):
+        return found
+    shown = socket.inet_ntoa(found.to_bytes(4, "big"))
+    return _sockets("inet", found, ports or (80, 80), shown)
+
+
+def _inet6_url(url: str) -> tuple[Socket, ...] | str:
+    host, bracket, rest = url[1:].partition("]")
+    if not bracket or "/" in rest or (rest and not rest.startswith(":")):
+        return "invalid host"
+    ports = _ports(rest[1:]) if rest else (80, 80)
+    if isinstance(ports, str):
+        return ports
+    if not host:
+        return "no host"
+    address = inet6_bytes(host)
+    if address is None:
+        return "invalid IPv6 address"
+    shown = socket.inet_ntop(socket.AF_INET6, address)
+    return _sockets("inet6", address, ports, f"[{shown}]")
+
+
+def listen_address(url: str) -> tuple[Socket, ...] | str | None:
+    """The sockets of a listen's address, as ngx_parse_url reads it; or its error (u->err);
+    None: a host name, which nginx resolves when it loads the config."""
+    if url[:5].lower() == "unix:":
+        path = url[5:]
+        if not path:
+            return "no path in the unix domain socket"
+        if len(path.encode()) + 1 > _SUN_PATH:
+            return "too long path in the unix domain socket"
+        return (Socket("unix", path, 0, f"unix:{path}"),)
+    if url.startswith("["):
+        return _inet6_url(url)
+    return _inet_url(url)
+
+
+def _keepalive(value: str) -> bool:
+    """so_keepalive=on|off|[idle]:[interval]:[count] (NGX_HAVE_KEEPALIVE_TUNABLE, Linux)."""
+    if value in ("on", "off"):
+        return True
+    idle, _, rest = value.partition(":")
+    interval, _, count = rest.partition(":")
+    parsed = [
+        time(idle, seconds=True) if idle else 0,
+        time(interval, seconds=True) if interval else 0,
+    ]
+    parsed.append(number(count) if count else 0)
+    return None not in parsed and any(parsed)
+
+
+@dataclass
+class Options:
+    """What a listen's parameters set (ngx_http_listen_opt_t)."""
+
+    default: bool = False
+    options: list[str] = field(default_factory=list)  # those that set lsopt.set
+    ssl: bool = False
+    quic: bool = False
+    words: set[str] = field(default_factory=set)
+
+
+# A parameter with a value: what reads it, and whether it sets socket options (lsopt.set).
+_VALUED: dict[str, Callable[[str], bool]] = {
+    "backlog": lambda value: bool(number(value)),
+    "rcvbuf": lambda value: size(value) is not None,
+    "sndbuf": lambda value: size(value) is not None,
+    "fastopen": lambda value: number(value) is not None,
+    "so_keepalive": _keepalive,
+}
+_SETS = frozenset({"bind", "deferred", "reuseport"})
+_FLAGS = frozenset({"ssl", "http2", "proxy_protocol", "default_server", "default"})
+
+
+def _parameter(word: str, found: Options, version: Version) -> str | None:
+    """Read one parameter into ``found``; nginx's complaint, or None."""
+    key, equals, value = word.partition("=")
+    if equals and key in _VALUED:
+        if not _VALUED[key](value):
+            return f'invalid {key} "{word}"' if key != "so_keepalive" else "invalid so_keepalive"
+        found.options.append(key)
+    elif word.startswith("ipv6only=o"):
+        if word not in ("ipv6only=on", "ipv6only=off"):
+            return f'invalid ipv6only flags "{word[9:]}"'
+        found.options.append("ipv6only")
+    elif word in _SETS:
+        found.options.append(word)
+    elif word.startswith("accept_filter="):
+        pass  # FreeBSD's: elsewhere only warned about and ignored
+    elif word in _FLAGS or (word == "quic" and version >= _QUIC_SINCE):
+        found.words.add(word)
+    else:
+        return f'invalid parameter "{word}"'
+    return None
+
+
+_QUIC_INCOMPATIBLE = ("fastopen", "backlog", "deferred", "ssl", "http2", "so_keepalive")
+
+
+def listen_options(args: Args, version: Version) -> Options | str:
+    """The listen's parameters as ngx_http_core_listen reads them, or nginx's complaint."""
+    found = Options()
+    for word in args[1:]:
+        refused = _parameter(word, found, version)
+        if refused:
+            return refused
+    found.default = bool(found.words & {"default_server", "default"})
+    found.ssl, found.quic = "ssl" in found.words, "quic" in found.words
+    if found.quic:
+        clash = [w for w in _QUIC_INCOMPATIBLE if w in found.options or w in found.words]
+        clash += ["proxy_protocol"] if "proxy_protocol" in found.words else []
+        if clash:
+            return f'"{clash[0]}" parameter is incompatible with "quic"'
+    return found
+
+
+_FIX = {
+    "invalid port": "give a port from 1 to 65535 (80, *:80, 127.0.0.1:8080, [::1]:8080)",
+    "invalid port range": "give the lower port first (8000-8009)",
+    "invalid host": "give an address and port without a path (127.0.0.1:8080)",
+    "no host": "give an address before the colon, or the port alone",
+    "invalid IPv6 address": "write the IPv6 address as [::1]:8080",
+    "host not found": "give an IPv4 address, [IPv6] or a host name the node resolves",
+    "no path in the unix domain socket": "give the socket's path after unix:",
+}
+
+
+def listen_problem(args: Args, version: Version) -> str | None:
+    """What ngx_http_core_listen refuses of one listen's words."""
+    address = listen_address(args[0])
+    if isinstance(address, str):
+        fix = _FIX.get(address, "shorten the socket's path (at most 107 bytes)")
+        return (
+            f'takes an address nginx reads, not {args[0]!r} (nginx: {address} in "{args[0]}" '
+            f'of the "listen" directive): {fix}'
+        )
+    options = listen_options(args, version)
+    if isinstance(options, str):
+        return (
+            "takes default_server, ssl, http2, proxy_protocol, bind, backlog=N, rcvbuf= and "
+            "sndbuf=SIZE, fastopen=N, deferred, ipv6only=on|off, reuseport, "
+            f"so_keepalive=on|off|IDLE:INTVL:CNT{', quic' if version >= _QUIC_SINCE else ''} "
+            f"after the address (nginx: {options}): fix or remove the parameter"
+        )
+    return None
+
+
+class _Where(Protocol):
+    @property
+    def version(self) -> Version: ...
+
+
+def listen_check(args: Args, place: _Where) -> str | None:
+    """The handler of the table's kind "listen" (ngx_http_core_listen)."""
+    return listen_problem(args, place.version)
+
+
+@dataclass(frozen=True)
+class Listen:
+    """A listen of one server block: its directive's line and words, its sockets, its
+    options, and whether tpgen's config (not a snippet) has it."""
+
+    directive: Directive
+    sockets: tuple[Socket, ...]
+    options: Options
+    tpgen: bool
+
+
+@dataclass(frozen=True)
+class Server:
+    """A server block as ngx_http_ssl_init sees it: its listens, a certificate (its own or
+    inherited), ssl_reject_handshake on."""
+
+    listens: tuple[Listen, ...]
+    certificate: bool
+    rejects: bool
+    tpgen: bool
+
+
+def server_listens(
+    listens: Sequence[Directive], version: Version, *, tpgen: bool
+) -> tuple[Listen, ...]:
+    """The listens of a server whose address and parameters nginx takes (a host name aside)."""
+    found = []
+    for directive in listens:
+        if not directive.args:
+            continue
+        sockets = listen_address(directive.args[0])
+        options = listen_options(directive.args, version)
+        if isinstance(sockets, tuple) and isinstance(options, Options):
+            if options.quic:
+                sockets = tuple(
+                    Socket(s.family, s.address, s.port, s.text, datagram=True) for s in sockets
+                )
+            found.append(Listen(directive, sockets, options, tpgen))
+    return tuple(found)
+
+
+def _key(item: Socket) -> tuple[object, ...]:
+    return item.family, item.address, item.port, item.datagram
+
+
+@dataclass
+class _Address:
+    """What ngx_http_add_addresses keeps of one address: the servers on it, the listen that
+    set the options, the default server's, and whether any is ssl."""
+
+    text: str = ""
+    servers: list[int] = field(default_factory=list)
+    options: Listen | None = None
+    default: Listen | None = None
+    ssl: Listen | None = None
+
+
+def _sides(listen: Listen, other: Listen) -> tuple[Listen, Listen]:
+    """(the snippet's, the other) of two listens that clash (tpgen's come last)."""
+    return (other, listen) if listen.tpgen else (listen, other)
+
+
+def _whose(listen: Listen) -> str:
+    return "tpgen's config has" if listen.tpgen else "the snippet has"
+
+
+def _merge(item: Socket, listen: Listen, index: int, state: _Address) -> tuple[Listen, str] | None:
+    """ngx_http_add_server and ngx_http_add_addresses for one socket of a listen."""
+    if index in state.servers:
+        return listen, (
+            f"listens on {item.text} twice in one server (nginx: a duplicate listen {item.text}): "
+            "keep one"
+        )
+    state.servers.append(index)
+    state.text = item.text
+    if listen.options.options and state.options is not None:
+        mine, theirs = _sides(listen, state.options)
+        return mine, (
+            f"sets socket options ({' '.join(mine.options.options)}) on {item.text}, where "
+            f"{_whose(theirs)} a listen with options as well (nginx: duplicate listen options "
+            f"for {item.text}): set them on one listen of the address only"
+        )
+    state.options = state.options or (listen if listen.options.options else None)
+    if listen.options.default and state.default is not None:
+        mine, theirs = _sides(listen, state.default)
+        return mine, (
+            f"makes a second default server for {item.text}, where {_whose(theirs)} one as "
+            f"well (nginx: a duplicate default server for {item.text}): keep one default_server"
+        )
+    state.default = state.default or (listen if listen.options.default else None)
+    state.ssl = state.ssl or (listen if listen.options.ssl or listen.options.quic else None)
+    return None
+
+
+def listen_conflicts(servers: Sequence[Server]) -> Iterator[tuple[Directive, str]]:
+    """(directive, why) of each snippet listen nginx refuses when it merges the servers'
+    addresses, in the order nginx reads the servers; then the SSL addresses whose default
+    server has no certificate."""
+    addresses: dict[tuple[object, ...], _Address] = {}
+    for index, server in enumerate(servers):
+        for listen in server.listens:
+            for item in listen.sockets:
+                found = _merge(item, listen, index, addresses.setdefault(_key(item), _Address()))
+                if found is not None and not found[0].tpgen:
+                    yield found[0].directive, found[1]
+                    break
+    for address in addresses.values():
+        found_ssl = _uncertified(address, servers)
+        if found_ssl is not None:
+            yield found_ssl
+
+
+def _uncertified(address: _Address, servers: Sequence[Server]) -> tuple[Directive, str] | None:
+    """ngx_http_ssl_init: an SSL address's default server (the first, or default_server)
+    needs a certificate; one that rejects handshakes needs one in each of its servers."""
+    if address.ssl is None or not address.servers:
+        return None
+    first = servers[address.servers[0]]
+    default = first if address.default is None else _server_of(address.default, servers)
+    lacking = [default] if not default.certificate and not default.rejects else []
+    if not lacking and not default.certificate:
+        lacking = [servers[i] for i in address.servers if not servers[i].certificate]
+        lacking = [server for server in lacking if not server.rejects]
+    if not lacking:
+        return None
+    server = lacking[0]
+    blamed = next((item for item in server.listens if not item.tpgen), address.ssl)
+    if blamed.tpgen:
+        return None
+    word = "quic" if address.ssl.options.quic else "ssl"
+    return blamed.directive, (
+        f"makes {address.text} an {word} address, where nginx needs a certificate in the "
+        "default server (the first on it, or default_server) and, if that one only rejects "
+        f'handshakes, in every server on it (nginx: no "ssl_certificate" is defined for the '
+        f'"listen ... {word}" directive): add ssl_certificate and ssl_certificate_key (or '
+        "ssl_reject_handshake on) to the server, or listen on another address"
+    )
+
+
+def _server_of(listen: Listen, servers: Sequence[Server]) -> Server:
+    return next(server for server in servers if listen in server.listens)
