@@ -184,7 +184,9 @@ def in_container(image: str) -> Runner:
     )
 
     def run(folders: list[Path]) -> list[str]:
-        command = ["docker", "run", "--rm", "--network", "none", "-v", "/tmp:/tmp", image]
+        # The listen cases bind ::1 (nginx -t binds), which Docker leaves off in a container.
+        ipv6 = ["--sysctl", "net.ipv6.conf.lo.disable_ipv6=0"]
+        command = ["docker", "run", "--rm", "--network", "none", *ipv6, "-v", "/tmp:/tmp", image]
         subprocess.run([*command, "sh", "-c", loop, "sh", *map(str, folders)], check=True)
         return [
             verdict(int((f / "rc").read_text()), (f / "out").read_text(errors="replace"))
