@@ -106,6 +106,7 @@ SLOTS = {
     "ngx_http_core_listen": "listen",
     "ngx_http_geo_block": "geo",
     "ngx_stream_geo_block": "geo",
+    "ngx_http_upstream": "upstream",
 }
 # Compiling a regex at configuration time; a handler that does so (itself or through what it
 # calls) must be one ported above, or validate would take a regex nginx refuses. (map's body

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from tpgen.spec.directive_values import number, size, time
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_listen import listen_check
+from tpgen.spec.handlers_upstream import upstream_check
 from tpgen.spec.nginx_addresses import cidr_problem
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.pcre import compiled
@@ -762,6 +763,7 @@ _BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {
     "root": _root,
     "split_clients": _split_clients,
     "geo": geo_check,
+    "upstream": upstream_check,
 }
 KINDS = frozenset({*_BY_ARGS, *_BY_DIRECTIVE})
 
