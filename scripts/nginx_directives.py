@@ -107,6 +107,14 @@ SLOTS = {
     "ngx_http_geo_block": "geo",
     "ngx_stream_geo_block": "geo",
     "ngx_http_upstream": "upstream",
+    # spec/handlers_targets.py: access_log's parameters and syslog target, the resolvers.
+    "ngx_http_log_set_log": "access_log",
+    "ngx_stream_log_set_log": "access_log",
+    "ngx_http_core_resolver": "resolver",
+    "ngx_stream_core_resolver": "resolver",
+    "ngx_mail_core_resolver": "resolver",
+    "ngx_http_upstream_resolver": "resolver",
+    "ngx_stream_upstream_resolver": "resolver",
 }
 # Compiling a regex at configuration time; a handler that does so (itself or through what it
 # calls) must be one ported above, or validate would take a regex nginx refuses. (map's body

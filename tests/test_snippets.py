@@ -509,14 +509,15 @@ def test_the_layout_lists_each_snippet_once_with_its_contexts() -> None:
 
 def test_the_check_puts_the_snippets_into_nginx_t(nginx_binary: str, tmp_path: Path) -> None:
     snippet = tmp_path / "loc.conf"
-    # A value nginx refuses and tpgen does not read (resolver's address): only nginx -t sees it.
-    snippet.write_text("resolver 127.0.0.1:99999;\n")
+    # A value nginx refuses and tpgen cannot know offline (a host name the node does not
+    # resolve; .invalid never does, RFC 2606): only nginx -t sees it.
+    snippet.write_text("resolver nosuch.invalid;\n")
     plan = _plan(location=[str(snippet)])
     assert check_snippet(snippet.read_text(), "location") == []
     result = check_plan(plan, nginx=nginx_binary)
     assert not result.ok
     # nginx's message names the snippet at its node path, not the throwaway prefix.
-    assert f'invalid port in resolver "127.0.0.1:99999" in {snippet}:1' in result.output
+    assert f'host not found in resolver "nosuch.invalid" in {snippet}:1' in result.output
     snippet.write_text("resolver 127.0.0.1;\n")
     assert check_plan(plan, nginx=nginx_binary).ok
 

@@ -5,10 +5,11 @@ of location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_
 valid_referers, gzip_disable and fastcgi_split_path_info; allow and deny's addresses,
 error_page's codes, expires, keepalive_timeout, add_header's always, ssl_session_cache,
 proxy_pass's URL, root, try_files, index, error_log's levels, log_format's escaping,
-the limit_req/limit_conn zones and limits, and split_clients' parts. The table
-(data/nginx-directives.json) names the handler of each directive by the kind below;
-scripts/nginx_directives.py refuses to write a table in which a handler that compiles a
-regex has none.
+the limit_req/limit_conn zones and limits, and split_clients' parts (log targets, access_log
+and resolver, listen, geo and upstream: the handlers of spec/handlers_*.py, registered here).
+The table (data/nginx-directives.json) names the handler of each directive by the kind
+below; scripts/nginx_directives.py refuses to write a table in which a handler that compiles
+a regex has none.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tpgen.spec.directive_values import number, size, time
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_listen import listen_check
 from tpgen.spec.handlers_upstream import upstream_check
+from tpgen.spec.handlers_targets import access_log, log_target_problem, resolver
 from tpgen.spec.nginx_addresses import cidr_problem
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.pcre import compiled
@@ -664,7 +666,11 @@ _DEBUG_LEVELS = tuple(
 
 
 def _error_log(args: Args, place: Place) -> str | None:
-    """ngx_log_set_levels: after the file, one level, or debug_* levels alone."""
+    """ngx_log_set_log: its syslog target; ngx_log_set_levels: after the file, one level,
+    or debug_* levels alone."""
+    target = log_target_problem(args[0])
+    if target:
+        return target
     level = debug = False
     for word in args[1:]:
         if word in _LOG_LEVELS and not (level or debug):
@@ -756,6 +762,8 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "log_format": _log_format,
     "session_cache": _session_cache,
     "listen": listen_check,
+    "access_log": access_log,
+    "resolver": resolver,
 }
 # Handlers that read more than the arguments: a map's body, root's or alias's name.
 _BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {

@@ -359,7 +359,8 @@ def _limit_req_zone(args: tuple[str, ...]) -> str | None:
 def _referenced_name(directive: Directive) -> tuple[str, str] | None:
     """(what must define it, the name) of the log format or shared zone a directive uses."""
     args = directive.args
-    if directive.name == "access_log" and len(args) >= 2 and args[1] != "combined":
+    # nginx looks a log format up caseless (ngx_strcasecmp); combined is its own.
+    if directive.name == "access_log" and len(args) >= 2 and args[1].lower() != "combined":
         return "log_format", args[1]
     if directive.name == "limit_req":
         zone = _limit_req_zone(args)
@@ -375,6 +376,10 @@ def _referenced_name(directive: Directive) -> tuple[str, str] | None:
 def _unknown_name(directive: Directive, names: frozenset[tuple[str, str]] | None) -> str | None:
     used = _referenced_name(directive)
     if names is None or used is None or used in names:
+        return None
+    if used[0] == "log_format" and ("log_format", used[1].lower()) in {
+        (kind, name.lower()) for kind, name in names
+    }:
         return None
     kind, name = used
     if kind == "log_format":

@@ -64,16 +64,18 @@ def late_log_formats(
     config: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]]
 ) -> list[tuple[Directive, str]]:
     """(snippet access_log, why) for each that names a log format the config defines only
-    after it; one defined nowhere is directives._unknown_name's."""
+    after it (nginx compares the names caseless); one defined nowhere is
+    directives._unknown_name's."""
     every = list(_read_in_order(config, "main", snippets))
-    later = {d.args[0] for d, _, context in every if _defines_format(d, context)}
+    later = {d.args[0].lower() for d, _, context in every if _defines_format(d, context)}
     defined = {"combined"}
     found: list[tuple[Directive, str]] = []
     for directive, mine, context in every:
         if _defines_format(directive, context):
-            defined.add(directive.args[0])
+            defined.add(directive.args[0].lower())
         name = _format(directive)
-        if mine and name is not None and name not in defined and name in later:
+        late = name is not None and name.lower() not in defined and name.lower() in later
+        if mine and name is not None and late:
             found.append((directive, _late(name)))
     return found
 

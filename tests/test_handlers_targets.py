@@ -1,0 +1,120 @@
+"""spec/handlers_targets.py: what nginx says of a log's syslog target, access_log's
+parameters and a resolver's name servers, with the fix (the real nginx's verdicts are
+tests/nginx_tables.py HANDLER_CASES')."""
+
+from __future__ import annotations
+
+import pytest
+from tpgen.spec.directive_handlers import Place
+from tpgen.spec.directives import Target, refusals
+from tpgen.spec.handlers_targets import access_log, resolver, syslog_problem, url_problem
+from tpgen.spec.nginx_syntax import parse
+
+V122, V126 = (1, 22, 1), (1, 26, 3)
+
+
+def _reasons(text: str, context: str, version: tuple[int, ...] = V122) -> list[str]:
+    return [reason for _, reason in refusals(parse(text), context, Target(version))]
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "expected"),
+    [
+        ("http", "access_log syslog:server=[::1 combined;", "(nginx: invalid host in syslog"),
+        (
+            "http",
+            "access_log syslog:server=127.0.0.1,facility=bogus combined;",
+            "not 'bogus' (nginx: unknown syslog facility)",
+        ),
+        (
+            "main",
+            "error_log syslog:server=1.2.3.4,tag=bad-tag;",
+            "not 'bad-tag' (nginx: syslog \"tag\" only allows alphanumeric",
+        ),
+        ("http", "resolver 127.0.0.1:99999;", "(nginx: invalid port in resolver): write a port"),
+        ("http", "access_log syslog:tag=x;", "(nginx: no syslog server specified)"),
+        ("http", "access_log syslog:server=a,server=b;", 'duplicate syslog "server"'),
+        ("http", "access_log syslog:server=a,nohost;", "not 'nohost' (nginx: unknown syslog"),
+        ("location", f"error_log syslog:server=a,tag={'t' * 33};", "tag length exceeds 32"),
+        ("http", "access_log off x;", "takes nothing after off, not 'x'"),
+        ("http", "access_log x.log combined flush=5s;", "no buffer is defined for access_log"),
+        ("http", "access_log x.log combined gzip=10;", "invalid compression level"),
+        ("http", "access_log x.log combined buffer=0;", "invalid buffer size"),
+        ("http", "access_log syslog:server=a combined gzip;", "cannot be buffered"),
+        ("http", "access_log $host.log combined buffer=8k;", "cannot have variables in name"),
+        ("stream", "access_log x.log;", "(nginx: log format is not specified)"),
+        ("http", "resolver ::1;", "(nginx: invalid port in resolver)"),
+        ("http", "resolver [::1;", "(nginx: invalid host in resolver)"),
+        ("http", "resolver 1.2.3.256;", "(nginx: host not found in resolver)"),
+        ("http", "resolver 127.0.0.1 valid=1x;", "takes valid= a time in whole seconds"),
+        ("http", "resolver valid=5s;", "(nginx: no name servers defined)"),
+        ("http", "resolver 127.0.0.1 ipv4=off;", "nginx reads as a host name before 1.23.1"),
+    ],
+)
+def test_what_nginx_refuses_of_a_target_is_said_with_the_fix(
+    context: str, text: str, expected: str
+) -> None:
+    (reason,) = _reasons(text, context)
+    assert expected in reason
+
+
+def test_ipv4_of_a_resolver_is_read_from_nginx_1_23_1_on() -> None:
+    assert _reasons("resolver 127.0.0.1 ipv4=off;", "http", V126) == []
+    assert _reasons("resolver 127.0.0.1 ipv4=on;", "http", V126) == []
+    (both,) = _reasons("resolver 127.0.0.1 ipv4=off ipv6=off;", "http", V126)
+    assert '"ipv4" and "ipv6" cannot both be "off"' in both
+    assert _reasons("resolver 127.0.0.1 ipv4=off ipv4=on ipv6=off;", "http", V126) == []
+    # Without a version (the newest nginx) it is read too.
+    assert resolver(["127.0.0.1", "ipv4=off"], Place("http")) is None
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("127.0.0.1", None),
+        ("127.0.0.1:53", None),
+        ("[::1]:53", None),
+        ("[::1]", None),
+        ("unix:/dev/log", None),
+        ("UNIX:/dev/log", None),
+        ("dns.example.net", None),  # a name: nginx resolves it on the node
+        ("dns_1.example.net.", None),
+        ("127.1", None),  # getaddrinfo's inet_aton reads it
+        ("0x7f000001", None),
+        ("255.255.255.255", None),
+        ("1.2.3.256", "host not found"),
+        ("a..b", "host not found"),
+        ("ipv4=off", "host not found"),
+        ("[::1]x", "invalid host"),
+        ("[::1]/", "invalid host"),
+        ("[]", "no host"),
+        ("[1::2::3]", "invalid IPv6 address"),
+        ("[::1]:", "invalid port"),
+        ("1.2.3.4:0", "invalid port"),
+        ("1.2.3.4:65536", "invalid port"),
+        (":53", "no host"),
+        ("a/b", "invalid host"),
+        ("a?b", "invalid host"),
+        ("unix:", "no path in the unix domain socket"),
+        (f"unix:/{'s' * 107}", "too long path in the unix domain socket"),
+        (f"unix:/{'s' * 106}", None),
+    ],
+)
+def test_addresses_are_read_as_ngx_parse_url_reads_them(url: str, said: str | None) -> None:
+    assert url_problem(url) == said
+
+
+def test_a_syslog_target_takes_every_parameter_once() -> None:
+    target = "syslog:server=[::1]:514,facility=local7,severity=info,tag=nginx_1,nohostname"
+    assert syslog_problem(target) is None
+    assert "duplicate" in (syslog_problem(target + ",tag=x") or "")
+    assert syslog_problem(target + ",nohostname") is None
+
+
+def test_the_spec_s_resolver_as_rendered_is_one_nginx_reads() -> None:
+    """workload.resolver takes IP addresses only; the plan writes an IPv6 one in brackets."""
+    assert resolver(["127.0.0.1", "[2001:db8::53]", "[::1]"], Place("http")) is None
+    assert (
+        access_log(["/var/log/nginx/access.log", "tpgen", "buffer=64k", "flush=5s"], Place("http"))
+        is None
+    )
