@@ -107,6 +107,7 @@ SLOTS = {
     "ngx_http_geo_block": "geo",
     "ngx_stream_geo_block": "geo",
     "ngx_http_upstream": "upstream",
+    "ngx_stream_upstream": "upstream",
     # spec/handlers_targets.py: access_log's parameters and syslog target, the resolvers.
     "ngx_http_log_set_log": "access_log",
     "ngx_stream_log_set_log": "access_log",

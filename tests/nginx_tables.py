@@ -24,6 +24,8 @@ from tpgen.spec.directives import present as directive_present
 from tpgen.spec.nginx_syntax import parse
 
 Version = tuple[int, ...]
+# Debian builds stream as a dynamic module (in 1.22 and 1.26 alike).
+STREAM = "load_module /usr/lib/nginx/modules/ngx_stream_module.so;"
 # A block of each context a directive can be put in, around it.
 AROUND = {
     "main": ("", "events {}\n"),
@@ -405,6 +407,27 @@ HANDLER_CASES = [
     ("http", "upstream u { server 127.0.0.1; zone z lots; }"),
     ("http", "upstream u { server 127.0.0.1 resolve; zone z 64k; }"),
     ("http", "upstream u { server 127.0.0.1 service=http; }"),
+    ("http", "upstream u { server 127.0.0.1:99999; }"),
+    ("http", "upstream u { server 127.0.0.1:0; }"),
+    ("http", "upstream u { server unix:; }"),
+    ("http", "upstream u { server unix:/tmp/tpgen-u.sock; }"),
+    ("http", "upstream u { server [::1]:8080; }"),
+    ("http", "upstream u { server [::1; }"),
+    ("http", "upstream u { server 127.0.0.1/x; }"),
+    ("http", "upstream u { server 127.0.0.1; }"),
+    ("main", f"{STREAM} stream {{ upstream u {{ server 127.0.0.1; }} }}"),
+    ("main", f"{STREAM} stream {{ upstream u {{ server 127.0.0.1:8080 weight=2 backup; }} }}"),
+    (
+        "main",
+        f"{STREAM} stream {{ upstream u {{ hash $remote_addr; server 127.0.0.1:8080 backup; }} }}",
+    ),
+    (
+        "main",
+        f"{STREAM} stream {{ upstream u {{ server [::1]:8080; server unix:/tmp/tpgen-u.sock; }} }}",
+    ),
+    ("main", f"{STREAM} stream {{ upstream u {{ server [::1]; }} }}"),
+    ("main", f"{STREAM} stream {{ upstream u {{ }} }}"),
+    ("main", f"{STREAM} stream {{ upstream u {{ server 127.0.0.1:8080 backup; }} }}"),
     ("http", "split_clients $uri $sc { 50% a; * b; }"),
     ("http", "split_clients $uri $sc { 50% a b; * c; }"),
     ("http", "split_clients $uri $sc { * a; 10% b; }"),

@@ -20,10 +20,11 @@ start=$SECONDS
 name="tpgen-nginx-build-$suite-$$"
 trap 'docker rm -f "$name" >/dev/null 2>&1 || true' EXIT
 # nginx and nothing it would start: policy-rc.d keeps the package's postinst from running it.
+# With its dynamic stream module, as on the host (tests/nginx_tables.py loads it).
 docker run --name "$name" --network host "$base" sh -euc '
     printf "#!/bin/sh\nexit 101\n" >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx libnginx-mod-stream >/dev/null
     rm -rf /var/lib/apt/lists/* /usr/sbin/policy-rc.d
     nginx -v'
 docker commit --change 'CMD ["nginx", "-V"]' "$name" "$image" >/dev/null

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from tpgen.spec.directive_values import number, size, time
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_listen import listen_check
-from tpgen.spec.handlers_upstream import upstream_check
 from tpgen.spec.handlers_targets import access_log, log_target_problem, resolver
+from tpgen.spec.handlers_upstream import upstream_check
 from tpgen.spec.nginx_addresses import cidr_problem
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.pcre import compiled

@@ -600,7 +600,7 @@ def refusals(
             if reason is None and context in HTTP_CONTEXTS:
                 reason = _unknown_name(directive, target.names)
         seen.add(directive)
-        if reason is not None:
+        if reason is not None and not _body_refused_first(directive, command, context, target):
             yield directive, reason
             continue
         inner = INNER_CONTEXTS.get((context, directive.name))
@@ -611,6 +611,20 @@ def refusals(
         yield from _unpaired_certificate(directives, site, target)
     if context == "http":
         yield from _listen_rules(directives, target)
+
+
+# Handlers that judge their block after nginx has read it (an upstream without servers):
+# what its directives refuse comes first.
+_BODY_FIRST = frozenset({"upstream"})
+
+
+def _body_refused_first(
+    directive: Directive, command: Command | None, context: str, target: Target
+) -> bool:
+    inner = INNER_CONTEXTS.get((context, directive.name))
+    if command is None or command.value not in _BODY_FIRST or inner is None:
+        return False
+    return any(True for _ in refusals(directive.block or (), inner, target))
 
 
 def ssl_set(directives: tuple[Directive, ...]) -> frozenset[str]:

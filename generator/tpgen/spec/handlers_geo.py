@@ -139,6 +139,8 @@ def geo_check(directive: Directive, place: _Where) -> str | None:
     ranges: _Ranges | None = None
     started = False
     for entry in directive.block or ():
+        if entry.name == "include" and len(entry.args) == 1:
+            continue  # ngx_http_geo_include: tpgen refuses any include in a snippet (snippets.py)
         found = refused or _word_count(entry, stream)
         if found is None and entry.name == "ranges" and not entry.args:
             if started:

@@ -1,12 +1,13 @@
-"""What nginx refuses of an HTTP ``upstream`` block, ported from its source: each ``server``'s
+"""What nginx refuses of an ``upstream`` block (HTTP's and stream's, alike), ported from its
+source: each ``server``'s address (ngx_parse_url; a stream server needs a port) and
 parameters as ngx_http_upstream_server reads them (src/http/ngx_http_upstream.c) against what
 the block's balancing method supports when the server is read (hash, ip_hash and random take
 no backup servers; least_conn does), a block without servers ("no servers are inside
 upstream") or with backup servers only (ngx_http_upstream_init_round_robin: "no servers in
 upstream"); hash's consistent, random's two [least_conn], keepalive's count and zone's name
 and size (the upstream modules). From 1.27.3 a server may be resolved at run time (resolve,
-service=), which needs the block's zone. The server's address is left to nginx -t: a host
-name is resolved when nginx loads the config.
+service=), which needs the block's zone. Whether a host name resolves on the node is left to
+nginx -t there: nginx resolves it when it loads the config.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from tpgen.spec.directive_values import number, size, time
+from tpgen.spec.handlers_targets import url_problem
 from tpgen.spec.nginx_syntax import Directive
 
 Version = tuple[int, ...]
@@ -29,6 +31,9 @@ _METHODS = {"hash": _NO_BACKUP, "ip_hash": _NO_BACKUP, "random": _NO_BACKUP, "le
 class _Where(Protocol):
     @property
     def version(self) -> Version: ...
+
+    @property
+    def context(self) -> str: ...
 
 
 def _number_at_least(text: str, low: int) -> bool:
@@ -74,7 +79,26 @@ def _unsupported(word: str) -> str:
     )
 
 
-def _server(entry: Directive, allowed: frozenset[str], version: Version) -> str | None:
+def _address(url: str, stream: bool) -> str | None:
+    """ngx_http_upstream_server's and ngx_stream_upstream_server's reading of the address
+    (ngx_parse_url; http's default port is 80, stream's servers need one)."""
+    found = url_problem(url)
+    if found is None and stream and url[:5].lower() != "unix:":
+        after = url.rpartition("]")[2] if url.startswith("[") else url
+        found = None if ":" in after else "no port"
+    if found is None:
+        return None
+    return (
+        f"the server address {url!r} is not one nginx reads (nginx: {found} in upstream "
+        f'"{url}"): write ADDRESS:PORT, [IPv6]:PORT or unix:PATH'
+    )
+
+
+def _server(entry: Directive, allowed: frozenset[str], place: _Where) -> str | None:
+    version = place.version
+    address = _address(entry.args[0], place.context.startswith("stream")) if entry.args else None
+    if address:
+        return address
     words = entry.args[1:]
     for word in words:
         found = _parameter(word, allowed, version)
@@ -123,9 +147,9 @@ def _setting(entry: Directive) -> str | None:
     return None
 
 
-def _entry_problem(entry: Directive, allowed: frozenset[str], version: Version) -> str | None:
+def _entry_problem(entry: Directive, allowed: frozenset[str], place: _Where) -> str | None:
     if entry.name == "server":
-        return _server(entry, allowed, version)
+        return _server(entry, allowed, place)
     if entry.name in _METHODS:
         return _method(entry)
     return _setting(entry)
@@ -136,7 +160,7 @@ def upstream_check(directive: Directive, place: _Where) -> str | None:
     allowed = _ALL
     servers: list[Directive] = []
     for entry in directive.block or ():
-        found = _entry_problem(entry, allowed, place.version)
+        found = _entry_problem(entry, allowed, place)
         if found:
             return f"line {entry.line}: {found}"
         allowed = _METHODS.get(entry.name, allowed)
