@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from tpgen.spec.directive_handlers import Place
 from tpgen.spec.directives import Target, refusals
-from tpgen.spec.handlers_targets import access_log, resolver, syslog_problem, url_problem
+from tpgen.spec.handlers_targets import access_log, resolver, syslog_problem
 from tpgen.spec.nginx_syntax import parse
+from tpgen.spec.nginx_urls import url_problem
 
 V122, V126 = (1, 22, 1), (1, 26, 3)
 

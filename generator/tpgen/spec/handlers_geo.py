@@ -10,17 +10,12 @@ ADDR-ADDR with the lower first, or that overlaps a range before it partly
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from tpgen.spec.nginx_addresses import cidr_problem, inet_addr
 from tpgen.spec.nginx_syntax import Directive
+from tpgen.spec.nginx_table import Where
 
 _FORMS = "NETWORK VALUE;, default VALUE;, delete NETWORK;, proxy NETWORK;, ranges;"
-
-
-class _Where(Protocol):
-    @property
-    def context(self) -> str: ...
 
 
 def _network(word: str) -> str | None:
@@ -132,7 +127,7 @@ def _variables(args: Sequence[str]) -> str | None:
     )
 
 
-def geo_check(directive: Directive, place: _Where) -> str | None:
+def geo_check(directive: Directive, place: Where) -> str | None:
     """The handler of the table's kind "geo" (ngx_http_geo_block, ngx_stream_geo_block)."""
     refused = _variables(directive.args)
     stream = place.context.startswith("stream")

@@ -18,17 +18,15 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from tpgen.spec.directive_values import number, size, time
 from tpgen.spec.nginx_addresses import inet6_bytes, inet_addr
 from tpgen.spec.nginx_syntax import Directive
+from tpgen.spec.nginx_table import Version, Where
+from tpgen.spec.nginx_urls import host_name_problem, unix_path_problem
 
 Args = Sequence[str]
-Version = tuple[int, ...]
 _QUIC_SINCE = (1, 25, 0)
-_SUN_PATH = 108  # sizeof(sockaddr_un.sun_path) on Linux
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
 
 @dataclass(frozen=True)
@@ -67,18 +65,6 @@ def _bare_port(text: str) -> tuple[int, int] | str | None:
     return _ports(text)
 
 
-def _name_problem(host: str) -> str | None:
-    """What no resolver takes as a host name (glibc's numeric forms, 127.1, are addresses)."""
-    labels = host.removesuffix(".").split(".")
-    if set(host) - _NAME_CHARS or "" in labels or any(len(label) > 63 for label in labels):
-        return "host not found"
-    try:
-        socket.inet_aton(host)
-    except OSError:
-        return "host not found" if labels[-1].isdigit() else None
-    return None
-
-
 def _inet(host: str) -> int | str | None:
     """The IPv4 address of a host, or nginx's error, or None: a name."""
     if not host:
@@ -86,7 +72,9 @@ def _inet(host: str) -> int | str | None:
     if host == "*":
         return 0
     address = inet_addr(host)
-    return address if address is not None else _name_problem(host)
+    if address is not None:
+        return address
+    return "host not found" if host_name_problem(host) else None
 
 
 def _sockets(
@@ -134,11 +122,7 @@ def listen_address(url: str) -> tuple[Socket, ...] | str | None:
     None: a host name, which nginx resolves when it loads the config."""
     if url[:5].lower() == "unix:":
         path = url[5:]
-        if not path:
-            return "no path in the unix domain socket"
-        if len(path.encode()) + 1 > _SUN_PATH:
-            return "too long path in the unix domain socket"
-        return (Socket("unix", path, 0, f"unix:{path}"),)
+        return unix_path_problem(path) or (Socket("unix", path, 0, f"unix:{path}"),)
     if url.startswith("["):
         return _inet6_url(url)
     return _inet_url(url)
@@ -254,12 +238,7 @@ def listen_problem(args: Args, version: Version) -> str | None:
     return None
 
 
-class _Where(Protocol):
-    @property
-    def version(self) -> Version: ...
-
-
-def listen_check(args: Args, place: _Where) -> str | None:
+def listen_check(args: Args, place: Where) -> str | None:
     """The handler of the table's kind "listen" (ngx_http_core_listen)."""
     return listen_problem(args, place.version)
 

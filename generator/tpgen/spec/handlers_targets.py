@@ -13,22 +13,16 @@ written wrong) is taken, and nginx -t on the node has the last word.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from tpgen.spec.directive_values import number, size, time
-from tpgen.spec.nginx_addresses import inet6_addr, inet_addr
-
-if TYPE_CHECKING:
-    from tpgen.spec.directive_handlers import Place
+from tpgen.spec.nginx_table import Version, Where
+from tpgen.spec.nginx_urls import SUN_PATH, url_problem
 
 Args = Sequence[str]
-Version = tuple[int, ...]
 
 # ngx_resolver_create reads ipv4= from nginx 1.23.1 on (before, it is a host name).
 RESOLVER_IPV4_SINCE: Version = (1, 23, 1)
-_SUN_PATH = 108  # sizeof(sockaddr_un.sun_path) on Linux, its closing NUL included
 _SYSLOG_PORT = 514
 _FACILITIES = (
     "kern",
@@ -53,83 +47,6 @@ _FACILITIES = (
 _SEVERITIES = ("emerg", "alert", "crit", "error", "warn", "notice", "info", "debug")
 _TAG_MAX = 32  # RFC 3164
 _TAG_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-_LABEL = re.compile(r"[A-Za-z0-9_-]{1,63}")
-_NUMERIC_LABEL = re.compile(r"0x[0-9a-f]*|[0-9]+", re.IGNORECASE)
-
-
-def _inet_aton(text: str) -> bool:
-    """glibc's inet_aton (getaddrinfo reads a numeric name so): 1 to 4 parts, each decimal,
-    0octal or 0xhex, the last filling the bits the others leave."""
-    parts = text.split(".")
-    values = []
-    for part in parts:
-        base = 16 if part[:2].lower() == "0x" else 8 if part.startswith("0") else 10
-        digits = part[2:] if base == 16 else part
-        try:
-            values.append(int(digits, base) if digits else 0)
-        except ValueError:
-            return False
-    if not 1 <= len(values) <= 4 or any(value > 255 for value in values[:-1]):
-        return False
-    return values[-1] < 1 << (8 * (5 - len(values)))
-
-
-def _host_name_problem(host: str) -> bool:
-    """Whether ``host`` (no IPv4 address to ngx_inet_addr) can be no name getaddrinfo finds."""
-    name = host.removesuffix(".")
-    labels = name.split(".")
-    if len(name) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
-        return True
-    # No top-level name is numeric (RFC 3696): such a name is an address or none.
-    return bool(_NUMERIC_LABEL.fullmatch(labels[-1])) and not _inet_aton(name)
-
-
-def _unix_url(path: str) -> str | None:
-    if not path:
-        return "no path in the unix domain socket"
-    if len(path.encode()) + 1 > _SUN_PATH:
-        return "too long path in the unix domain socket"
-    return None
-
-
-def _port(text: str) -> str | None:
-    port = number(text)
-    return None if port is not None and 1 <= port <= 65535 else "invalid port"
-
-
-def _inet6_url(url: str) -> str | None:
-    host, bracket, after = url[1:].partition("]")
-    if not bracket or "/" in after or (after and not after.startswith(":")):
-        return "invalid host"
-    if after and _port(after[1:]):
-        return "invalid port"
-    if not host:
-        return "no host"
-    return None if inet6_addr(host) else "invalid IPv6 address"
-
-
-def url_problem(url: str) -> str | None:
-    """What ngx_parse_url says (its u->err) of a server's address without a URI part (a
-    resolver's, a syslog server's), or None; a host name is taken if it can be one, and
-    "host not found" said of one that cannot."""
-    if url[:5].lower() == "unix:":
-        return _unix_url(url[5:])
-    if url.startswith("["):
-        return _inet6_url(url)
-    return _inet_url(url)
-
-
-def _inet_url(url: str) -> str | None:
-    if "/" in url or "?" in url:
-        return "invalid host"
-    host, colon, port = url.partition(":")
-    if colon and _port(port):
-        return "invalid port"
-    if not host:
-        return "no host"
-    # 255.255.255.255 is INADDR_NONE to ngx_inet_addr: getaddrinfo reads it.
-    named = inet_addr(host) is None and host != "255.255.255.255"
-    return "host not found" if named and _host_name_problem(host) else None
 
 
 _URL_FIX = {
@@ -138,7 +55,7 @@ _URL_FIX = {
     "no host": "write the host before the colon",
     "invalid IPv6 address": "fix the IPv6 address inside the brackets",
     "no path in the unix domain socket": "write the socket's path after unix:",
-    "too long path in the unix domain socket": f"use a path under {_SUN_PATH} bytes",
+    "too long path in the unix domain socket": f"use a path under {SUN_PATH} bytes",
     "host not found": (
         "write an IP address (an IPv6 one in brackets) or a host name the node resolves"
     ),
@@ -255,7 +172,7 @@ def _buffering_problem(args: Args) -> str | None:
     return None
 
 
-def access_log(args: Args, place: Place) -> str | None:
+def access_log(args: Args, place: Where) -> str | None:
     """ngx_http_log_set_log and ngx_stream_log_set_log: off alone, or the path or syslog
     target, the format (the config must define it: spec/directives.py; stream names one
     always), then buffer=, gzip, flush=, if=."""
@@ -278,11 +195,11 @@ def access_log(args: Args, place: Place) -> str | None:
     return _buffering_problem(args)
 
 
-def _resolver_switch(word: str, version: Version | None) -> str | None:
+def _resolver_switch(word: str, version: Version) -> str | None:
     """The parameter ngx_resolver_create reads ``word`` as (valid=, ipv4=, ipv6=), or None:
     a name server."""
     key = word[:6] if word.startswith("valid=") else word[:5]
-    if key == "ipv4=" and version is not None and version < RESOLVER_IPV4_SINCE:
+    if key == "ipv4=" and version < RESOLVER_IPV4_SINCE:
         return None
     return key if key in ("valid=", "ipv4=", "ipv6=") else None
 
@@ -300,7 +217,7 @@ def _resolver_parameter(word: str, key: str) -> str | None:
     return None
 
 
-def resolver(args: Args, place: Place) -> str | None:
+def resolver(args: Args, place: Where) -> str | None:
     """ngx_resolver_create through the resolver handlers of http, stream, mail (which also
     takes off) and upstream: name servers (port 53 when none is written), valid=, ipv6=,
     and ipv4= from 1.23.1."""

@@ -13,27 +13,18 @@ nginx -t there: nginx resolves it when it loads the config.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from tpgen.spec.directive_values import number, size, time
-from tpgen.spec.handlers_targets import url_problem
 from tpgen.spec.nginx_syntax import Directive
+from tpgen.spec.nginx_table import Version, Where
+from tpgen.spec.nginx_urls import url_problem
 
-Version = tuple[int, ...]
 _RESOLVE_SINCE = (1, 27, 3)
 _ZONE_MIN = 8 * 4096  # 8 pages of 4 KiB
 # What a server may say with each balancing method (ngx_http_upstream_*'s uscf->flags).
 _ALL = frozenset({"weight", "max_conns", "max_fails", "fail_timeout", "down", "backup"})
 _NO_BACKUP = _ALL - {"backup"}
 _METHODS = {"hash": _NO_BACKUP, "ip_hash": _NO_BACKUP, "random": _NO_BACKUP, "least_conn": _ALL}
-
-
-class _Where(Protocol):
-    @property
-    def version(self) -> Version: ...
-
-    @property
-    def context(self) -> str: ...
 
 
 def _number_at_least(text: str, low: int) -> bool:
@@ -94,7 +85,7 @@ def _address(url: str, stream: bool) -> str | None:
     )
 
 
-def _server(entry: Directive, allowed: frozenset[str], place: _Where) -> str | None:
+def _server(entry: Directive, allowed: frozenset[str], place: Where) -> str | None:
     version = place.version
     address = _address(entry.args[0], place.context.startswith("stream")) if entry.args else None
     if address:
@@ -147,7 +138,7 @@ def _setting(entry: Directive) -> str | None:
     return None
 
 
-def _entry_problem(entry: Directive, allowed: frozenset[str], place: _Where) -> str | None:
+def _entry_problem(entry: Directive, allowed: frozenset[str], place: Where) -> str | None:
     if entry.name == "server":
         return _server(entry, allowed, place)
     if entry.name in _METHODS:
@@ -155,7 +146,7 @@ def _entry_problem(entry: Directive, allowed: frozenset[str], place: _Where) -> 
     return _setting(entry)
 
 
-def upstream_check(directive: Directive, place: _Where) -> str | None:
+def upstream_check(directive: Directive, place: Where) -> str | None:
     """The handler of the table's kind "upstream" (ngx_http_upstream and its body)."""
     allowed = _ALL
     servers: list[Directive] = []

@@ -8,11 +8,22 @@ import json
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 from tpgen.spec.edge import version_tuple
 
 Version = tuple[int, ...]
+
+
+class Where(Protocol):
+    """What a handler ported in a module of its own reads of where a directive stands
+    (directive_handlers.Place): the block's context and the target nginx version."""
+
+    @property
+    def context(self) -> str: ...
+
+    @property
+    def version(self) -> Version: ...
 
 
 @cache
