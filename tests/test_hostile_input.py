@@ -358,12 +358,19 @@ def test_a_50mb_spec_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[st
          "the character itself, or \\U and its 8 hex digits"),
         (GOOD.replace("cores: 4", "cores: !%ff 4"),
          "1: (top): not valid YAML: a tag's %-escapes are not UTF-8; remove the tag"),
+        ("%YAML 1.3\n---\n" + GOOD,
+         "1: (top): not valid YAML: %YAML 1.3: tpgen reads YAML 1.1 and 1.2; write %YAML 1.2, "
+         "or remove the line"),
+        ("%YAML 1.2\n---\n" + GOOD + "...\n%YAML 1.0\n---\na: 1\n",
+         "8: (top): not valid YAML: %YAML 1.0: tpgen reads YAML 1.1 and 1.2; write %YAML 1.2, "
+         "or remove the line"),
     ],
     ids=["two-documents", "duplicate-section", "duplicate-field", "int-key", "null-key",
          "list-key", "mapping-key", "python-tag", "binary-tag", "custom-tag", "set-tag",
          "recursive-list", "recursive-map", "syntax", "undefined-alias", "bool-tag-on-text",
          "int-tag-on-float", "int-tag-on-empty", "float-tag-on-text", "null-tag-on-number",
-         "escape-past-unicode", "escaped-surrogate", "tag-escape-not-utf8"],
+         "escape-past-unicode", "escaped-surrogate", "tag-escape-not-utf8", "yaml-1.3-directive",
+         "yaml-1.0-directive-of-a-second-document"],
 )  # fmt: skip
 def test_yaml_structure_a_spec_does_not_use(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str

@@ -538,6 +538,29 @@ def _compose(yaml: YAML, text: str, source: str) -> tuple[Node | None, Node | No
     # ValueError, OverflowError: chr() of a \U escape past U+10FFFF, in ruamel's scanner.
     except (YAMLError, ValueError, OverflowError) as err:
         raise SpecError([_not_yaml(err, source)]) from None
+    except AssertionError:
+        # ruamel asserts, rather than raising a YAMLError, on a %YAML 1.x directive of a version
+        # it does not read (1.0, 1.3): the text's fault, not tpgen's.
+        directive = next(
+            (
+                found
+                for found in _YAML_DIRECTIVE.finditer(text)
+                if (int(found.group(2)), int(found.group(3))) not in ((1, 1), (1, 2))
+            ),
+            None,
+        )
+        if directive is None:
+            raise
+        line = text.count("\n", 0, directive.start()) + 1
+        message = (
+            f"not valid YAML: %YAML {directive.group(1)}: tpgen reads YAML 1.1 and 1.2; "
+            "write %YAML 1.2, or remove the line"
+        )
+        raise SpecError([Problem((), message, source, line)]) from None
+
+
+# A %YAML directive's version, as ruamel reads it: two numbers.
+_YAML_DIRECTIVE = re.compile(r"^%YAML[ \t]+(([0-9]+)\.([0-9]+))", re.MULTILINE)
 
 
 def _not_yaml(err: Exception, source: str) -> Problem:
