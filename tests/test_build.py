@@ -25,11 +25,13 @@ from tpgen.spec.snippets import snippet_problems
 from .specs import spec, write_spec
 
 V122 = (1, 22, 1)
-# Debian 12's nginx -V, its module options (the paths and most --with-http_* left out).
+# Debian 12's nginx -V, its module options (the paths and the --with-http_* tpgen's own config
+# does not need left out).
 DEBIAN_12 = (
     "--with-cc-opt='-g -O2 -fPIC' --with-ld-opt='-Wl,-z,relro' --prefix=/usr/share/nginx "
     "--modules-path=/usr/lib/nginx/modules --with-compat --with-pcre-jit --with-http_ssl_module "
-    "--with-http_v2_module --with-threads --with-http_mp4_module --with-mail_ssl_module "
+    "--with-http_stub_status_module --with-http_v2_module --with-http_slice_module "
+    "--with-threads --with-http_mp4_module --with-mail_ssl_module "
     "--with-stream_ssl_module --with-http_geoip_module=dynamic "
     "--with-http_image_filter_module=dynamic --with-http_perl_module=dynamic "
     "--with-http_xslt_module=dynamic --with-mail=dynamic --with-stream=dynamic "
@@ -242,3 +244,48 @@ def test_render_takes_a_dynamic_module_the_snippet_loads(
     out = tmp_path / "nginx.conf"
     assert main(["render", str(path), "-o", str(out)]) == 0, capsys.readouterr().err
     assert f"include {main_conf};" in out.read_text()
+
+
+@pytest.mark.parametrize(
+    ("kind", "configure", "expected"),
+    [
+        ("cache", DEBIAN_12 + " --without-http_proxy_module",
+         "proxy_cache_path, and nginx 1.22.1 as built here (nginx.configure) has no "
+         "ngx_http_proxy_module: it is not built (--without-http_proxy_module)"),
+        ("cache", DEBIAN_12.replace(" --with-threads", ""),
+         "thread_pool, and nginx 1.22.1 as built here (nginx.configure) has no ngx_thread_pool: "
+         "it is not built (--with-threads)"),
+        ("origin", DEBIAN_12 + " --without-http_split_clients_module",
+         "split_clients, and nginx 1.22.1 as built here (nginx.configure) has no "
+         "ngx_http_split_clients_module: it is not built (--without-http_split_clients_module)"),
+        ("edge", DEBIAN_12.replace(" --with-http_v2_module", ""),
+         "listen … http2, and nginx 1.22.1 as built here (nginx.configure) has no "
+         "ngx_http_v2_module: it is not built (--with-http_v2_module)"),
+    ],
+    ids=["proxy", "threads", "split-clients", "http2-listen"],
+)  # fmt: skip
+def test_a_module_tpgen_s_own_config_needs_is_in_the_build(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, configure: str, expected: str
+) -> None:
+    """The offline check runs another nginx than the node's: a build nginx.configure says lacks
+    a module of tpgen's own directives is refused, not found by the node's nginx -t."""
+    nginx = {"version": "1.22.1", "configure": configure}
+    data = spec("cache" if kind == "edge" else kind, nginx=nginx)
+    if kind == "edge":
+        data["listen"] = [{"address": "*", "port": 443, "tls": True, "http2": True}]
+        data["tls"] = {"certificates": [{"cert": "/etc/nginx/e.crt", "key": "/etc/nginx/e.key"}]}
+    path = write_spec(tmp_path / "s.yaml", data)
+    for command in ("validate", "render"):
+        assert main([command, str(path)]) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line.startswith(f"{path}:"), line
+        assert f": nginx.configure: tpgen's config uses {expected}: build nginx with it, " in line
+
+
+def test_the_build_of_a_whole_nginx_v_line_takes_tpgen_s_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nginx = {"version": "1.22.1", "configure": DEBIAN_12}
+    for kind in ("cache", "origin", "vod"):
+        path = write_spec(tmp_path / f"{kind}.yaml", spec(kind, nginx=nginx))
+        assert main(["validate", str(path)]) == 0, capsys.readouterr().err

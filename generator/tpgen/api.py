@@ -58,6 +58,7 @@ from tpgen.spec.load import (
     with_lines,
 )
 from tpgen.spec.model import NodeSpec
+from tpgen.spec.own_build import unbuilt_problems
 from tpgen.spec.snippets import snippet_problems
 
 # The spec's one size parser and its short form, for the bench's options and headers.
@@ -162,6 +163,9 @@ def load_spec_plan(
     # The raw path: the renderer's one escaping rule (nginx_literal "comment") makes it one
     # printable line in the header; escaping here too would double the backslashes.
     plan = make_plan(spec, path, document.lines, certificates)
+    unbuilt = unbuilt_problems(spec, _render(plan)) if spec.nginx.configure is not None else []
+    if unbuilt:
+        raise with_lines(SpecError(unbuilt), path, document.lines)
     if snippets != "off":
         problems = snippet_problems(
             spec, plan.shadowed_by_tpgen, required=snippets == "required", config=_config(plan)

@@ -184,8 +184,9 @@ class Build:
         built = built_sources(self.version, self.configure).get(source)
         return built is not None and (not built.dynamic or built.module in self.loaded)
 
-    def lacks(self, source: str) -> str:
-        """Why the config's nginx has no module of ``source``, with the fix."""
+    def lacks(self, source: str, fix: str = "remove it or rebuild nginx") -> str:
+        """Why the config's nginx has no module of ``source``, with the fix (``fix``: what to
+        do where it is not built at all)."""
         built = built_sources(self.version, self.configure).get(source)
         name = built.module if built else PurePosixPath(source).stem
         said = f"nginx {version_text(self.version)} as built here (nginx.configure) has no {name}"
@@ -200,4 +201,4 @@ class Build:
             option for option in _options_setting(self.version, wanted, False) if option in given
         ] or _options_setting(self.version, wanted, True)
         how = f" ({' or '.join(options)})" if options else ""
-        return f"{said}: it is not built{how}: remove it or rebuild nginx"
+        return f"{said}: it is not built{how}: {fix}"
