@@ -3,6 +3,7 @@ resolves, and nginx would read a scope id or a bracket as part of the config."""
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 import pytest
@@ -73,6 +74,8 @@ NOT_HOST = (
         ),
         ("0x7f000001:80", f"'0x7f000001' {AN_ADDRESS}"),
         ("origin.1:80", f"'origin.1' {AN_ADDRESS}"),
+        ("[::ffff:0:0]:80", "'::ffff:0:0': an IPv4-mapped address: write '0.0.0.0'"),
+        ("[::ffff:e000:1]:80", "'::ffff:e000:1': an IPv4-mapped address: write '224.0.0.1'"),
     ],
 )
 def test_upstream_hosts_are_checked_here_not_by_the_offline_check(
@@ -179,3 +182,27 @@ def test_a_resolver_names_one_server(resolver: str) -> None:
         f"s.yaml: workload.resolver.0: {resolver!r} names no single host: write the server's "
         "own address"
     )
+
+
+@pytest.mark.parametrize(
+    ("section", "field", "value"),
+    [
+        ("workload", "resolver", ["::ffff:0:0"]),
+        ("workload", "resolver", ["::ffff:ffff:ffff"]),
+        ("workload", "upstreams", ["[::ffff:ffff:ffff]:53"]),
+        ("status", "address", "::ffff:7f00:1"),
+        ("listen", "address", "::ffff:e000:1"),
+    ],
+)
+def test_an_ipv4_mapped_address_is_written_as_ipv4_in_every_address_field(
+    section: str, field: str, value: str | list[str]
+) -> None:
+    """::ffff:0:0 is 0.0.0.0 and ::ffff:ffff:ffff the broadcast address: in IPv6 clothes they
+    passed the rules an origin, a resolver or a listen has for the IPv4 form."""
+    data = spec(workload={"upstreams": ["o.example.net:80"], "resolver": ["192.0.2.53"]})
+    data[section] = {**data.get(section, {}), field: value}
+    mapped = value[0] if isinstance(value, list) else value
+    address = mapped.strip("[]").removesuffix("]:53").strip("[]")
+    ipv4 = str(ipaddress.IPv6Address(address).ipv4_mapped)
+    where = f"{section}.{field}" + (".0" if isinstance(value, list) else "")
+    assert _error(data) == (f"s.yaml: {where}: {address!r}: an IPv4-mapped address: write {ipv4!r}")

@@ -272,6 +272,11 @@ def _is_ip(text: str) -> str:
             f"{text!r}: nginx takes no %scope in an address: write "
             f"{str(address).split('%')[0]!r} without it"
         )
+    # An IPv4 address in IPv6 clothes (::ffff:0:0 is 0.0.0.0) would pass every IPv6 rule while
+    # the IPv4 rules (no wildcard, broadcast or group address; Linux binds none) never see it.
+    mapped = getattr(address, "ipv4_mapped", None)
+    if mapped is not None:
+        raise ValueError(f"{text!r}: an IPv4-mapped address: write {str(mapped)!r}")
     if str(address) != text:
         raise ValueError(f"{text!r} is not written the way nginx prints it: write {str(address)!r}")
     return text
@@ -668,9 +673,6 @@ def _listen_address(text: str) -> str:
     if text == DUAL_STACK:
         return text
     address = ipaddress.ip_address(_is_ip(text))
-    # Linux refuses to bind both (EINVAL): nginx -t fails on every machine.
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        raise ValueError(f"{text!r}: an IPv4-mapped address: write {str(address.ipv4_mapped)!r}")
     if address.version == 6 and address.is_link_local:
         raise ValueError(
             f"{text!r}: a link-local address needs an interface, which nginx's listen cannot "
