@@ -74,6 +74,7 @@ NOT_HOST = (
         ),
         ("0x7f000001:80", f"'0x7f000001' {AN_ADDRESS}"),
         ("origin.1:80", f"'origin.1' {AN_ADDRESS}"),
+        ("origin.example.net:080", "port 080 has a leading zero: write origin.example.net:80"),
         ("[::ffff:0:0]:80", "'::ffff:0:0': an IPv4-mapped address: write '0.0.0.0'"),
         ("[::ffff:e000:1]:80", "'::ffff:e000:1': an IPv4-mapped address: write '224.0.0.1'"),
     ],
@@ -206,3 +207,17 @@ def test_an_ipv4_mapped_address_is_written_as_ipv4_in_every_address_field(
     ipv4 = str(ipaddress.IPv6Address(address).ipv4_mapped)
     where = f"{section}.{field}" + (".0" if isinstance(value, list) else "")
     assert _error(data) == (f"s.yaml: {where}: {address!r}: an IPv4-mapped address: write {ipv4!r}")
+
+
+@pytest.mark.parametrize(
+    "upstreams",
+    [["192.0.2.1:80", "192.0.2.1:80"], ["o.example.net:80", "O.Example.NET:80"]],
+)
+def test_an_origin_listed_twice_is_refused(upstreams: list[str]) -> None:
+    """Two shares of the requests, and proxy_next_upstream_tries (each upstream once) could
+    retry a failed request on the origin that just failed it."""
+    assert _error(spec(workload={"upstreams": upstreams})) == (
+        f"s.yaml: workload.upstreams.1: {upstreams[1]!r} is already listed as "
+        "workload.upstreams.0: nginx would send it two shares of the requests and may retry a "
+        "failed one on it; list each origin once (origin.servers sets a weight)"
+    )

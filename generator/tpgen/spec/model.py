@@ -339,6 +339,9 @@ def _upstream(text: str) -> str:
         _host(host)
     if not 1 <= int(port) <= 65535:
         raise ValueError(f"port {port} is out of range 1..65535")
+    if port != str(int(port)):
+        # origin.servers names an upstream by its text, and duplicates are found by it.
+        raise ValueError(f"port {port} has a leading zero: write {host}:{int(port)}")
     return text
 
 

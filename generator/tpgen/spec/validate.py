@@ -98,6 +98,24 @@ def _duplicates(spec: NodeSpec, field: str) -> Iterator[Problem]:
             seen[value] = index
 
 
+def _duplicate_upstreams(spec: NodeSpec) -> Iterator[Problem]:
+    """One origin listed twice gets two shares of the requests, and a failed request may be
+    retried on it (each upstream is tried once: proxy_next_upstream_tries counts them)."""
+    seen: dict[tuple[str, str], int] = {}
+    for index, upstream in enumerate(spec.workload.upstreams):
+        host, _, port = upstream.rpartition(":")
+        key = (host.lower(), port)  # host names are case-insensitive; IPv6 is canonical
+        if key in seen:
+            yield problem(
+                ("workload", "upstreams", index),
+                f"{upstream!r} is already listed as workload.upstreams.{seen[key]}: nginx would "
+                "send it two shares of the requests and may retry a failed one on it; list each "
+                "origin once (origin.servers sets a weight)",
+            )
+        else:
+            seen[key] = index
+
+
 def _nested_mounts(spec: NodeSpec) -> Iterator[Problem]:
     for index, disk in enumerate(spec.disks):
         for other_index, other in enumerate(spec.disks):
@@ -382,6 +400,7 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
     problems.extend(_workload_scope_problems(spec))
     problems.extend(_resolver_use(spec))
     if workload.type == "cache":
+        problems.extend(_duplicate_upstreams(spec))
         problems.extend(_origin_names(spec))
         problems.extend(_cache_policy(spec))
         problems.extend(_origin_settings(spec))
