@@ -968,3 +968,33 @@ def test_any_input_exits_0_or_2_with_one_problem_per_line(tmp_path: Path) -> Non
             assert line.startswith(f"{path}"), line
 
     check()
+
+
+@pytest.mark.parametrize(
+    ("ca_file", "why"),
+    [
+        ("missing.pem", "{path}: No such file or directory: put the file there or fix the path"),
+        ("not-pem.txt", "{path} is not a PEM file of certificates (the origins' CAs)"),
+        ("", "{path}: is a directory, not a regular file: put the file there or fix the path"),
+    ],
+    ids=["missing", "not-pem", "directory"],
+)
+def test_an_origin_ca_bundle_the_check_cannot_read_is_one_line_not_nginx_s_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ca_file: str, why: str
+) -> None:
+    """nginx -t reads origin.ca_file at its path (the offline check too): render's check and
+    validate --tls-files refuse a bundle that is not there or holds no certificate with exit 2
+    and the field, where nginx -t's SSL_CTX_load_verify_locations error was exit 1."""
+    (tmp_path / "not-pem.txt").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    path = str(tmp_path / ca_file).rstrip("/")
+    data = node_spec(
+        workload={"upstreams": ["192.0.2.1:443"]},
+        origin={"tls": True, "server_name": "o.example.net", "ca_file": path},
+    )
+    spec = write_spec(tmp_path / "spec.yaml", data)
+    line = spec.read_text().splitlines().index(f"  ca_file: {path}") + 1
+    for args in (["render", str(spec)], ["validate", "--tls-files", str(spec)]):
+        code, lines = run(args, capsys)
+        assert (code, lines) == (2, [f"{spec}:{line}: origin.ca_file: {why.format(path=path)}"])
+    assert run(["validate", str(spec)], capsys) == (0, [])
+    assert run(["render", "--no-check", str(spec)], capsys)[0] == 0

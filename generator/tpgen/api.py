@@ -46,7 +46,7 @@ from tpgen.plan.remap import Remap, compare
 from tpgen.render import UnsafeValue
 from tpgen.render import render_config as _render
 from tpgen.spec.build import module_options
-from tpgen.spec.certs import certificate_facts, certificate_problems
+from tpgen.spec.certs import bundle_problems, certificate_facts, certificate_problems
 from tpgen.spec.facts import UNREAD, CertificateFacts
 from tpgen.spec.load import (
     LineMap,
@@ -133,6 +133,7 @@ def make_plan(
     return _plan.make_plan(spec, source, lines, certificates)
 
 
+ORIGIN_CA = ("origin", "ca_file")
 # Which of the spec's extra snippets load_plan reads: none; those that are here (a controller
 # validates a node's spec without the node's files); or all, a missing one refused.
 Snippets = Literal["off", "present", "required"]
@@ -144,14 +145,16 @@ def load_plan(path: str, snippets: Snippets = "off", *, tls_files: bool = False)
 
 
 def load_spec_plan(
-    path: str, snippets: Snippets = "off", *, tls_files: bool = False
+    path: str, snippets: Snippets = "off", *, tls_files: bool = False, origin_ca: bool = False
 ) -> tuple[NodeSpec, Plan]:
     """The spec of a file and its plan; every refusal names the file and the line of its field.
 
     ``snippets``: read the spec's extra include files and refuse what tpgen does not allow
     in them (spec/snippets.py). ``tls_files``: also read the certificate, key and ticket key
     files where the spec says they are (on the node): refuse missing or mismatched ones, and
-    give the plan what the certificates say (their OCSP responders)."""
+    give the plan what the certificates say (their OCSP responders). ``origin_ca`` (and
+    ``tls_files``): the origins' CA bundle the config names must be here and hold PEM
+    certificates — the offline check reads it at its path, as nginx does on the node."""
     document = read_spec_document(path)
     spec = spec_from_mapping(document.data, path, document.lines)
     certificates = UNREAD
@@ -166,6 +169,13 @@ def load_spec_plan(
     unbuilt = unbuilt_problems(spec, _render(plan)) if spec.nginx.configure is not None else []
     if unbuilt:
         raise with_lines(SpecError(unbuilt), path, document.lines)
+    bundle = plan.proxy_ssl_trusted_certificate
+    if (origin_ca or tls_files) and bundle is not None:
+        unread = list(
+            bundle_problems(bundle.value, ORIGIN_CA, holds="the origins' CAs", parse=False)
+        )
+        if unread:
+            raise with_lines(SpecError(unread), path, document.lines)
     if snippets != "off":
         problems = snippet_problems(
             spec, plan.shadowed_by_tpgen, required=snippets == "required", config=_config(plan)

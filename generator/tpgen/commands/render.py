@@ -29,7 +29,10 @@ def render(
     """
     # The check puts every extra snippet into nginx -t: each must be here. Without it, those
     # that are here are checked (a controller renders without the node's files).
-    node, plan = load_spec_plan(spec, "required" if check else "present", tls_files=tls_files)
+    # So must the origins' CA bundle, which nginx -t reads at its path.
+    node, plan = load_spec_plan(
+        spec, "required" if check else "present", tls_files=tls_files, origin_ca=check
+    )
     text = render_config(plan)
     if check:
         result = check_plan(plan)

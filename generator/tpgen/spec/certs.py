@@ -27,6 +27,8 @@ from tpgen.spec.model import Certificate, NodeSpec
 
 # A PEM chain or key is a few KiB; nothing a node serves comes near this.
 PEM_LIMIT = 1 << 20
+TRUSTED = ("tls", "trusted_certificate")
+PEM_CERTIFICATE = b"-----BEGIN CERTIFICATE-----"
 # nginx reads 80-byte ticket key files (AES-256) or 48-byte ones (AES-128).
 TICKET_KEY_BYTES = 80
 # The OCSP responder of the offline check's throwaway certificates. nginx resolves the
@@ -107,10 +109,20 @@ def _pair_problems(
         )
 
 
-def _trusted_problems(path: str | None, locate: Callable[[str], str]) -> Iterator[Problem]:
+def bundle_problems(
+    path: str | None,
+    where: tuple[str, ...],
+    locate: Callable[[str], str] = lambda path: path,
+    holds: str = "the issuers and the root",
+    *,
+    parse: bool = True,
+) -> Iterator[Problem]:
+    """A file of PEM certificates nginx verifies with (``holds`` them) that is not here,
+    unreadable, or holds none. ``parse=False``: a system's CA bundle, only looked into for a
+    certificate block (cryptography warns on stderr of some roots in Debian's, and says it
+    will refuse them: nginx's OpenSSL takes them)."""
     if path is None:
         return
-    where = ("tls", "trusted_certificate")
     try:
         data = read_regular_file(locate(path), PEM_LIMIT)
     except FileRefused as err:
@@ -118,10 +130,14 @@ def _trusted_problems(path: str | None, locate: Callable[[str], str]) -> Iterato
             where, f"{shown_path(path, locate)}: {err.message}: put the file there or fix the path"
         )
         return
+    if not parse:
+        if PEM_CERTIFICATE not in data:
+            yield problem(where, f"{path} is not a PEM file of certificates ({holds})")
+        return
     try:
         x509.load_pem_x509_certificates(data)
     except ValueError:
-        yield problem(where, f"{path} is not a PEM file of certificates (the issuers and the root)")
+        yield problem(where, f"{path} is not a PEM file of certificates ({holds})")
 
 
 def certificate_problems(
@@ -133,7 +149,7 @@ def certificate_problems(
     problems: list[Problem] = []
     for index, certificate in enumerate(spec.tls.certificates):
         problems.extend(_pair_problems(index, certificate, locate))
-    problems.extend(_trusted_problems(spec.tls.trusted_certificate, locate))
+    problems.extend(bundle_problems(spec.tls.trusted_certificate, TRUSTED, locate))
     for index, path in enumerate(spec.tls.ticket_keys):
         try:
             size = len(read_regular_file(locate(path), PEM_LIMIT))
