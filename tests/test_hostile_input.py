@@ -998,3 +998,31 @@ def test_an_origin_ca_bundle_the_check_cannot_read_is_one_line_not_nginx_s_refus
         assert (code, lines) == (2, [f"{spec}:{line}: origin.ca_file: {why.format(path=path)}"])
     assert run(["validate", str(spec)], capsys) == (0, [])
     assert run(["render", "--no-check", str(spec)], capsys)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("section", "field"),
+    [
+        ("disks", "name"),
+        ("nginx", "version"),
+        ("tuning", "user"),
+        ("tuning", "group"),
+        ("cache", "bypass"),
+        ("tuning", "worker_rlimit_nofile"),
+    ],
+)
+def test_a_huge_value_is_not_echoed_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], section: str, field: str
+) -> None:
+    """A 5,000-character name made a 5 KB line, and 10**200 descriptors 436 characters of
+    digits: what is wrong by its size is shown cut, with its length."""
+    data = node_spec()
+    value: object = 10**200 if field == "worker_rlimit_nofile" else "a" * 5000 + ";"
+    if section == "disks":
+        data["disks"][0][field] = value
+    elif field == "bypass":
+        data["cache"] = {"bypass": {"header": value}}
+    else:
+        data[section] = {field: value}
+    (line,) = validate(write_spec(tmp_path / "spec.yaml", data), capsys)
+    assert len(line) < 400, line

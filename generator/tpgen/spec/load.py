@@ -211,12 +211,23 @@ def field_message(error: Any) -> str:
     for prefix in ("Value error, ", "Assertion failed, "):
         message = message.removeprefix(prefix)
     if kind == "string_pattern_mismatch":
-        # in full: the character that does not match may be past what `shown` keeps
+        # in full where it can be right: the character that does not match may be past what
+        # `shown` keeps; longer than any value a pattern takes, it is wrong by its length
+        text = str(error["input"])
+        written = (
+            repr(text)
+            if len(text) <= PATTERN_SHOWN
+            else f"{text[:40]!r}… ({len(text):,} characters)"
+        )
         fix = PATTERN_FIXES.get((error.get("ctx") or {}).get("pattern", ""))
         if fix:
-            return f"{error['input']!r} is not {fix}"
-        return f"{error['input']!r} has characters or a form not allowed here ({message})"
+            return f"{written} is not {fix}"
+        return f"{written} has characters or a form not allowed here ({message})"
     return message
+
+
+# The longest text shown whole in a pattern's refusal: a host name (253), with room for a typo.
+PATTERN_SHOWN = 256
 
 
 def _pydantic_path(loc: tuple[Any, ...]) -> FieldPath:

@@ -876,7 +876,8 @@ class Tuning(Strict):
     ) = None
     worker_connections: Annotated[int, Field(ge=16, le=1_048_576), WHOLE] | None = None
     # The upper limit is the node's (fs.nr_open): plan.check_node_limits says it with the fix.
-    worker_rlimit_nofile: Annotated[int, Field(ge=64), WHOLE] | None = None
+    # The kernel's own ceiling on fs.nr_open (sysctl_nr_open_max, 64-bit) bounds it here.
+    worker_rlimit_nofile: Annotated[int, Field(ge=64, le=2_147_483_584), WHOLE] | None = None
     sendfile_max_chunk: (
         Annotated[Size, AfterValidator(_sizes_between(4 * KIB, 64 * MIB, kib=True))] | None
     ) = Field(default=None, description="4KiB … 64MiB, whole KiB")
