@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,6 +26,8 @@ from tpgen.spec.edge import version_tuple
 from tpgen.spec.load import spec_from_mapping
 from tpgen.spec.nginx_syntax import parse
 from tpgen.spec.snippets import snippet_problems
+
+from .specs import spec
 
 SIZES = ["64GiB", "500GB", "1TB", "4TB", "8TB", "16TB", "3.84TB", "960GB"]
 # Places spec/paths.py lets a disk go, below the directories it must not hide.
@@ -357,3 +360,38 @@ def test_invalid_specs_exit_2_with_field_paths_and_no_traceback(
     assert lines and "Traceback" not in err.getvalue()
     for line in lines:
         assert ERROR_LINE.match(line), line
+
+
+LONG_NAME = f"{'a' * 63}.{'b' * 63}.{'c' * 63}.{'d' * 61}"  # 253 characters, the most DNS takes
+
+
+@pytest.mark.parametrize(
+    ("name", "bucket"),
+    [
+        (f"{'a' * 34}.example.net", None),  # 46 characters: nginx's 64-byte default holds it
+        (f"{'a' * 35}.example.net", 128),
+        (f"*.{'a' * 63}.example.net", 128),  # a wildcard's label is a key of its own
+        (f"{'a' * 63}.{'b' * 46}", 128),
+        (f"{'a' * 63}.{'b' * 47}", 256),
+        (LONG_NAME, 512),
+        (f"*.{LONG_NAME[2:]}", 512),
+    ],
+    ids=["46", "47", "wildcard-label-63", "110", "111", "253", "wildcard-253"],
+)
+def test_any_server_name_the_spec_takes_fits_nginx_s_hash(
+    nginx_binary: str, name: str, bucket: int | None
+) -> None:
+    """A server name of 47 characters or more made nginx -t refuse the config validate took
+    ("could not build server_names_hash, you should increase server_names_hash_bucket_size")."""
+    certificates = [
+        {"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"},
+        {"cert": "/etc/nginx/tls/b.crt", "key": "/etc/nginx/tls/b.key", "server_names": [name]},
+    ]
+    data = spec(
+        listen=[{"address": "*", "port": 443, "tls": True}], tls={"certificates": certificates}
+    )
+    plan = make_plan(spec_from_mapping(data, "names.yaml"), "names.yaml")
+    written = plan.server_names_hash_bucket_size
+    assert (written.value if written else None) == bucket
+    result = check_plan(plan, nginx=nginx_binary)
+    assert result.ok, result.output

@@ -23,6 +23,10 @@ from tpgen.spec.facts import UNREAD, CertificateFacts
 from tpgen.spec.model import Certificate, NodeSpec, Tls
 
 MIB = 1 << 20
+# nginx's server_names_hash_bucket_size: its default (ngx_cacheline_size on x86-64 and arm64),
+# and the sizes tpgen writes, each a multiple of the cache line (nginx rounds up to one).
+HASH_BUCKET_DEFAULT = 64
+HASH_BUCKET_SIZES = (128, 256, 512)
 
 
 def session_cache_mb(memory: int, workers: int, connections: int) -> Decision[int]:
@@ -196,12 +200,46 @@ def tls_fields(
                 "the OCSP answers with",
             ),
         )
+    bucket = server_names_bucket(servers)
     return {
         "tls": policy,
         "servers": servers,
+        **({"server_names_hash_bucket_size": bucket} if bucket is not None else {}),
         "hsts": Decision(
             HSTS,
             "browsers that once reached the node over TLS keep to https for two years "
             "(Mozilla intermediate); other hosts of the domain are not included",
         ),
     }
+
+
+def _hash_entry(key: str) -> int:
+    """Bytes one key takes in an nginx hash bucket (NGX_HASH_ELT_SIZE: a pointer, the length,
+    the name, aligned to a pointer), plus the pointer that ends the bucket (ngx_hash_init)."""
+    pointer = 8
+    return pointer + math.ceil((len(key) + 2) / pointer) * pointer + pointer
+
+
+def server_names_bucket(servers: tuple[ServerPlan, ...]) -> Decision[int] | None:
+    """The server_names hash bucket the longest name needs, where nginx's default (one CPU
+    cache line, 64 bytes) is too small: nginx -t refuses a name of 47 characters or more
+    ("could not build server_names_hash"). A wildcard's labels are keys of their own."""
+    keys = [
+        key
+        for server in servers
+        for name in server.names
+        for key in (name.removeprefix("*."), *name.removeprefix("*.").split("."))
+    ]
+    if not keys:
+        return None
+    longest = max(keys, key=_hash_entry)
+    need = _hash_entry(longest)
+    if need <= HASH_BUCKET_DEFAULT:
+        return None
+    size = next(size for size in HASH_BUCKET_SIZES if size >= need)
+    return Decision(
+        size,
+        f"the longest server name, {longest} ({len(longest)} characters), takes {need} bytes "
+        f"of a hash bucket; nginx's default ({HASH_BUCKET_DEFAULT}, a cache line) holds names "
+        "of up to 46 and nginx -t refuses a longer one",
+    )

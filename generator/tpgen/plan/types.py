@@ -423,6 +423,9 @@ class Plan:
     quic_retry: Decision[str] | None = field(default=None, metadata=feeds("quic_retry"))
     tls: TlsPolicy | None = None
     servers: tuple[ServerPlan, ...] = ()
+    server_names_hash_bucket_size: Decision[int] | None = field(
+        default=None, metadata=feeds("server_names_hash_bucket_size")
+    )
     extra_server: Decision[tuple[str, ...]] | None = field(
         default=None, metadata=feeds("include (extra.server)", "words")
     )
