@@ -80,6 +80,7 @@ def test_the_usual_places_for_data_disks_are_accepted(
         ("/tmp", "is a directory"),
         ("/var/log/nginx/error.log", "is nginx's error log"),
         ("/srv/cache/d2/access.log", "is on disks.1 (d2, mounted at /srv/cache/d2)"),
+        ("/srv/cache", "is a directory on the node (disks.0.mount /srv/cache/d1 is inside it)"),
     ],
 )
 def test_the_access_log_is_never_a_system_file_nginx_root_would_append_to(
@@ -252,3 +253,17 @@ def test_files_shared_the_ways_nginx_reads_them_are_accepted_and_pass_nginx_t(
         make_plan(spec_from_mapping(spec("origin", **sections))), nginx=nginx_binary
     )
     assert result.ok, result.output
+
+
+@pytest.mark.parametrize("path", ["/srv/cache"])
+def test_a_file_the_config_names_is_not_the_directory_a_disk_is_mounted_in(
+    path: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found as a render failure (the offline check's prefix has the disk's directories:
+    "tpgen: /tmp/tpgen-check-…/root/srv/cache: Is a directory", no field named) of a key
+    validate took."""
+    line = validate(tmp_path, spec() | _tls(("/etc/nginx/tls/a.crt", path)), capsys)
+    assert line.endswith(
+        f": tls.certificates.0.key: {path} is a directory on the node (disks.0.mount "
+        "/srv/cache/d1 is inside it): name a file, e.g. under /etc"
+    ), line

@@ -220,13 +220,21 @@ def _files_on_disks(spec: NodeSpec) -> Iterator[Problem]:
         index, disk = next(
             ((i, d) for i, d in enumerate(spec.disks) if is_within(path, d.mount)), (None, None)
         )
+        example = f"{NGINX_LOGS}/access.log" if field == ("logging", "path") else "under /etc"
+        inner = next((i for i, d in enumerate(spec.disks) if is_within(d.mount, path)), None)
+        if disk is None and inner is not None:
+            # The directory a disk is mounted in: nginx would open a directory as the file.
+            yield problem(
+                field,
+                f"{path} is a directory on the node (disks.{inner}.mount "
+                f"{spec.disks[inner].mount} is inside it): name a file, e.g. {example}",
+            )
         if disk is not None:
             yield problem(
                 field,
                 f"{path} is on disks.{index} ({disk.name}, mounted at {disk.mount}): a failed "
                 "or unmounted data disk would keep nginx from starting; keep it on the system "
-                "disk, e.g. "
-                + (f"{NGINX_LOGS}/access.log" if field == ("logging", "path") else "under /etc"),
+                f"disk, e.g. {example}",
             )
 
 
