@@ -185,6 +185,13 @@ def load_spec_plan(
     return spec, plan
 
 
+def unbuilt_config_problems(spec: NodeSpec, config: str, source: str = "<spec>") -> list[Problem]:
+    """One problem (on nginx.configure) per module tpgen's own ``config`` needs and the
+    build the spec names lacks (load_spec_plan refuses them too); none without
+    nginx.configure."""
+    return [replace(item, file=source) for item in unbuilt_problems(spec, config)]
+
+
 def _config(plan: Plan) -> str | None:
     """tpgen's config, which the snippets are checked in (none without snippets)."""
     return _render(plan) if plan.extra_files else None

@@ -64,6 +64,10 @@ def render(
     files = certificates(node_spec) if certificates is not None else {}
     plan = api.make_plan(node_spec, source, certificates=api.tls_file_facts(node_spec, files))
     text = api.render_config(plan, source)
+    # The node's build (nginx.configure, from its nginx -V) must have what the config uses.
+    unbuilt = api.unbuilt_config_problems(node_spec, text, source)
+    if unbuilt:
+        raise api.SpecError(unbuilt)
     return {"text": text, "layout": api.node_layout(plan, text).to_dict()}
 
 

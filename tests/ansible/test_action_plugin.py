@@ -200,6 +200,25 @@ def test_a_bad_spec_fails_cleanly_and_touches_nothing(tmp_path: Path, etc: Path)
     assert not (etc / "nginx.conf.tpgen-prev").exists()
 
 
+def test_a_build_without_a_module_the_config_needs_fails_and_touches_nothing(
+    tmp_path: Path, etc: Path
+) -> None:
+    """nginx.configure (the role fills it from the node's nginx -V) is held against tpgen's
+    own config here too, as tpgen validate holds it."""
+    (etc / "nginx.conf").write_text("# live\n")
+    spec = make_spec(tmp_path)
+    spec["nginx"] = {"configure": "--with-threads --without-http_proxy_module"}
+    result, output = apply(tmp_path, spec)
+    assert result["failed"] is True
+    assert result["msg"].startswith("tpgen rejected the spec (nothing was changed on the node):\n")
+    assert any(
+        line.startswith("tpgen_spec of localhost: nginx.configure") and "proxy" in line
+        for line in result["tpgen_errors"]
+    ), result["tpgen_errors"]
+    assert "Traceback" not in output
+    assert (etc / "nginx.conf").read_text() == "# live\n"
+
+
 @pytest.mark.parametrize(
     ("raised", "message"),
     [
