@@ -83,6 +83,7 @@ TLS_CASES: list[tuple[dict[str, str], bool]] = [
     ({"server": "ssl_verify_client on;"}, REFUSED),
     ({"server": "ssl_verify_client optional;"}, REFUSED),
     ({"server": "ssl_verify_client optional_no_ca;"}, TAKEN),
+    ({"server": "ssl_verify_client OPTIONAL;"}, REFUSED),  # an enum's values are caseless
     ({"server": f"ssl_verify_client on; ssl_client_certificate {CA_FILE};"}, TAKEN),
     # 1.27.2 takes the trusted certificates too; 1.22 does not.
     ({"server": f"ssl_verify_client on; ssl_trusted_certificate {CA_FILE};"}, REFUSED),

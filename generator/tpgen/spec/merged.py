@@ -222,11 +222,12 @@ def _client_verification(settings: Settings, version: Version) -> Iterator[tuple
     verify = settings.get("ssl_verify_client")
     if verify is None or not verify.from_snippet:
         return
-    if verify.directive.args[:1] not in (("on",), ("optional",)):
+    # An enum's and a flag's values are caseless (ngx_conf_set_enum_slot, _flag_slot).
+    if " ".join(verify.directive.args[:1]).lower() not in ("on", "optional"):
         return
     rejects = settings.get("ssl_reject_handshake")
     serves = "ssl_certificate" in settings or (
-        rejects is not None and rejects.directive.args[:1] == ("on",)
+        rejects is not None and " ".join(rejects.directive.args[:1]).lower() == "on"
     )
     authorities = ["ssl_client_certificate"]
     if version >= _TRUSTED_VERIFIES:
