@@ -377,6 +377,21 @@ HANDLER_CASES = [
     ("location", "valid_referers none *.a.com;"),
     ("location", "valid_referers none server_names;"),
     ("location", "valid_referers ~x;"),
+    # The names' hash (ngx_hash_add_key): wildcards, conflicts, the default bucket.
+    ("location", "valid_referers a.com A.COM;"),
+    ("location", "valid_referers .a.com *.a.com;"),
+    ("location", "valid_referers www.a.* none NONE;"),
+    ("location", "valid_referers a.com/x; valid_referers a.com/y;"),
+    ("server", "valid_referers a.com; location / { valid_referers a.com; }"),
+    ("location", "valid_referers *.;"),
+    ("location", "valid_referers a.*.b;"),
+    ("location", "valid_referers ..a;"),
+    ("location", "valid_referers .*;"),
+    ("location", f"valid_referers {'a' * 47};"),
+    ("location", f"valid_referers {'a' * 46};"),
+    ("location", f"valid_referers *.{'a' * 47}.com;"),
+    ("location", f"valid_referers .{'a' * 22}.{'a' * 27};"),
+    ("location", f"referer_hash_bucket_size 128; valid_referers {'a' * 47};"),
     ("http", "upstream u { }"),
     ("http", "upstream u { zone z 64k; }"),
     ("http", "upstream u { server 127.0.0.1 weight=0; }"),
@@ -485,6 +500,9 @@ HANDLER_CASES = [
     ("http", "split_clients $uri $request { 50% a; * b; }"),
     ("http", "geo $remote_addr { }"),
     ("http", "geo $remote_addr $geo_x { }"),
+    ("http", "geo $uri $ { }"),
+    ("http", "map $uri $ { }"),
+    ("location", "set $ 1;"),
     # Handlers of addresses, error pages, expiry, keepalive and limits.
     ("location", "allow 1.2.3.4;"),
     ("location", "allow 1.2.3.4/33;"),
@@ -711,6 +729,7 @@ HANDLER_CASES = [
     # A listen ... ssl address whose default server has no certificate.
     ("http", "server { listen 127.0.0.1:19999 ssl; }"),
     ("http", "server { listen 127.0.0.1:19999 ssl; ssl_reject_handshake on; }"),
+    ("http", "server { listen 127.0.0.1:19999 ssl; ssl_reject_handshake ON; }"),
     (
         "http",
         "server { listen 127.0.0.1:19999; } "

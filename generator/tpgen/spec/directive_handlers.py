@@ -1,15 +1,15 @@
 """What nginx's own handlers of some directives refuse of their arguments, ported from them:
 return's code, location's modifier and nesting, if's condition, a map's entries, rewrite's
-flag, server names, the regexes (compiled by PCRE2 with the handler's options, spec/pcre.py)
-of location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_* rewrites,
-valid_referers, gzip_disable and fastcgi_split_path_info; allow and deny's addresses,
-error_page's codes, expires, keepalive_timeout, add_header's always, ssl_session_cache,
-proxy_pass's URL, root, try_files, index, error_log's levels, log_format's escaping,
-the limit_req/limit_conn zones and limits, and split_clients' parts (log targets, access_log
-and resolver, listen, geo and upstream: the handlers of spec/handlers_*.py, registered here).
-The table (data/nginx-directives.json) names the handler of each directive by the kind
-below; scripts/nginx_directives.py refuses to write a table in which a handler that compiles
-a regex has none.
+flag, server names, the regexes (compiled by PCRE2 with the handler's options, spec/pcre.py) of
+location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_* rewrites,
+valid_referers (its host names: spec/handlers_referers.py), gzip_disable and
+fastcgi_split_path_info; allow and deny's addresses, error_page's codes, expires,
+keepalive_timeout, add_header's always, ssl_session_cache, proxy_pass's URL, root, try_files,
+index, error_log's levels, log_format's escaping, the limit_req/limit_conn zones and limits,
+and split_clients' parts (log targets, access_log and resolver, listen, geo and upstream: the
+handlers of spec/handlers_*.py, registered here). The table (data/nginx-directives.json) names
+the handler of each directive by the kind below; scripts/nginx_directives.py refuses to write a
+table in which a handler that compiles a regex has none.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from tpgen.spec.directive_values import number, size, time
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_listen import listen_check
+from tpgen.spec.handlers_referers import referers_problem
 from tpgen.spec.handlers_targets import access_log, log_target_problem, resolver
 from tpgen.spec.handlers_upstream import upstream_check
 from tpgen.spec.nginx_addresses import cidr_problem
@@ -293,7 +294,7 @@ def _valid_referers(args: Args, place: Place) -> str | None:
             found = regex_problem(referer[1:], caseless=True)
             if found:
                 return found
-    return _referers_without_host(args)
+    return referers_problem(args) or _referers_without_host(args)
 
 
 def _referers_without_host(args: Args) -> str | None:

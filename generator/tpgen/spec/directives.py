@@ -29,6 +29,7 @@ from tpgen.spec.directive_handlers import (
 from tpgen.spec.directive_values import post_problem, value_problem
 from tpgen.spec.edge import version_text
 from tpgen.spec.handlers_listen import Server, listen_conflicts, server_listens
+from tpgen.spec.handlers_referers import referer_conflicts
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version, covers, in_version, span, table
 
@@ -396,6 +397,12 @@ def _unknown_name(directive: Directive, names: frozenset[tuple[str, str]] | None
 
 def _redefined(directive: Directive, fixed: frozenset[str]) -> str | None:
     variable = defined_variable(directive)
+    if variable == "$":
+        # ngx_http_add_variable: a name of no characters.
+        return (
+            'defines the variable "$", which has no name (nginx: invalid variable name "$"): '
+            "name it ($name)"
+        )
     name = variable.removeprefix("$") if variable else ""
     if name.lower() in fixed:
         return redefined_problem(name)
@@ -609,6 +616,10 @@ def refusals(
             yield from refusals(directive.block, inner, target, location=around)
     if context in ("http", "server"):
         yield from _unpaired_certificate(directives, site, target)
+    if context in ("server", "location"):
+        # The bucket a config sets anywhere may be the one this block inherits.
+        bucket_set = target.used is None or "referer_hash_bucket_size" in target.used
+        yield from referer_conflicts(directives, bucket_set=bucket_set)
     if context == "http":
         yield from _listen_rules(directives, target)
 
@@ -633,7 +644,8 @@ def ssl_set(directives: tuple[Directive, ...]) -> frozenset[str]:
         d.name
         for d in directives
         if d.name == "ssl_certificate"
-        or (d.name == "ssl_reject_handshake" and d.args[:1] == ("on",))
+        # A flag's on and off are caseless (ngx_conf_set_flag_slot).
+        or (d.name == "ssl_reject_handshake" and " ".join(d.args[:1]).lower() == "on")
     )
 
 
