@@ -210,14 +210,14 @@ def test_a_snippet_tpgen_refuses_stops_the_play_before_anything_changes(
 def test_a_snippet_nginx_rejects_is_put_back_and_the_config_stays(
     host: Any, checks: ModuleType, before: dict[str, Any], tmp_path: Path
 ) -> None:
-    # tpgen does not read a resolver's address (it passes validate); nginx -t refuses the
-    # port. nginx.conf does not change (the spec is the same): the handler's nginx -t fails,
-    # and the rollback puts the snippet back.
+    # Whether a resolver's host name resolves only the node knows (it passes validate); the
+    # node's nginx -t does not find it. nginx.conf does not change (the spec is the same): the
+    # handler's nginx -t fails, and the rollback puts the snippet back.
     bad = tmp_path / "rollback-server.conf"
-    bad.write_text("resolver 127.0.0.1:99999;\n")
+    bad.write_text("resolver nosuch.invalid;\n")
     output = run_site({"nginx_tpconfig_extra_files": {SNIPPET: str(bad)}})
     assert 'task "Test the nginx configuration" failed' in output
-    assert f'invalid port in resolver "127.0.0.1:99999" in {SNIPPET}:1' in output
+    assert f'host not found in resolver "nosuch.invalid" in {SNIPPET}:1' in output
     assert f"The extra snippets it replaced were put back: {SNIPPET}." in output
     assert "/etc/nginx/nginx.conf was not changed: the previous config is still live" in output
     after = checks.snapshot(host)
