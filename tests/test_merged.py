@@ -74,6 +74,47 @@ MERGE_CASES: list[tuple[dict[str, str], bool]] = [
     ({"http": "access_log LOG late;", "http#2": "log_format late '$uri';"}, REFUSED),
     ({"http": "log_format late '$uri';", "http#2": "access_log LOG late;"}, TAKEN),
     ({"location": "access_log LOG tpgen;"}, TAKEN),
+    # Shared zones: one list for the whole config, each name of one module and one size.
+    (
+        {
+            "http": "limit_req_zone $uri zone=one:1m rate=1r/s; "
+            "limit_req_zone $uri zone=one:1m rate=2r/s;"
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "http": "limit_req_zone $uri zone=a:1m rate=1r/s;",
+            "http#2": "limit_req_zone $uri zone=a:2m rate=1r/s;",
+        },
+        REFUSED,
+    ),
+    ({"http": "limit_req_zone $binary_remote_addr zone=cache_d1:1m rate=1r/s;"}, REFUSED),
+    ({"http": "limit_conn_zone $uri zone=z:1m; limit_req_zone $uri zone=z:1m rate=1r/s;"}, REFUSED),
+    ({"http": "limit_conn_zone $uri zone=z:1m; limit_req_zone $uri zone=y:1m rate=1r/s;"}, TAKEN),
+    ({"http": "upstream u { server 127.0.0.1; zone z; }"}, REFUSED),
+    (
+        {
+            "http": "upstream u { server 127.0.0.1; zone z; } "
+            "upstream v { server 127.0.0.1; zone z 64k; }"
+        },
+        TAKEN,
+    ),
+    (
+        {
+            "http": "upstream u { server 127.0.0.1; zone z 64k; } "
+            "upstream v { server 127.0.0.1; zone z 128k; }"
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "http": "upstream u { server 127.0.0.1; zone z 64k; } "
+            "upstream v { server 127.0.0.1; zone z 64k; }"
+        },
+        TAKEN,
+    ),
+    ({"http": "limit_conn_zone $uri zone=z:64k;", "location": "limit_conn z 1;"}, TAKEN),
 ]
 
 
@@ -90,6 +131,15 @@ TLS_CASES: list[tuple[dict[str, str], bool]] = [
     ({"http": "ssl_verify_client on;"}, REFUSED),
     ({"http": f"ssl_client_certificate {CA_FILE};", "server": "ssl_verify_client on;"}, TAKEN),
     ({"http": "server { listen 127.0.0.1:19564; ssl_verify_client on; }"}, TAKEN),
+    ({"server": "ssl_session_cache shared:tpgen_tls:1m;"}, REFUSED),
+    ({"server": "ssl_session_cache shared:mine:1m;"}, TAKEN),
+    (
+        {
+            "http": "server { listen 127.0.0.1:19565; "
+            "ssl_session_cache builtin shared:tpgen_tls:1m; }"
+        },
+        REFUSED,
+    ),
 ]
 TLS = {
     "listen": [{"port": 443, "tls": True}],

@@ -5,8 +5,10 @@ settings with those it inherits: the buffers of the upstream modules
 1.31) against each other in every server and location, and large_client_header_buffers
 against connection_pool_size in every server (ngx_http_core_merge_srv_conf); a refusal names
 the snippet's directive that set one of the values (the one set nearest the block that
-fails). In the order nginx reads the files: an access_log that names a log format defined
-only further down (ngx_http_log_set_log looks it up as it reads).
+fails); ssl_verify_client without the CAs in a server with a certificate
+(ngx_http_ssl_merge_srv_conf). In the order nginx reads the files: an access_log that names a
+log format defined only further down (ngx_http_log_set_log looks it up as it reads), and the
+shared memory zones every module declares in one list (ngx_shared_memory_add).
 
 nginx's defaults here are those of a 64-bit machine with 4 KiB pages (ngx_pagesize; 64 ×
 sizeof(void *)): x86-64 and the usual arm64 kernels.
@@ -78,6 +80,111 @@ def late_log_formats(
         if mine and name is not None and late:
             found.append((directive, _late(name)))
     return found
+
+
+# What declares a shared memory zone (ngx_shared_memory_add): the word that names it, and
+# whether a second declaration of the name by the same module is refused (limit zones are
+# bound to their key, a cache path owns its zone).
+_ZONE_WORDS = {
+    "limit_req_zone": ("zone=", "is already bound to a key"),
+    "limit_conn_zone": ("zone=", "is already bound to a key"),
+    "proxy_cache_path": ("keys_zone=", "duplicate zone"),
+    "fastcgi_cache_path": ("keys_zone=", "duplicate zone"),
+    "uwsgi_cache_path": ("keys_zone=", "duplicate zone"),
+    "scgi_cache_path": ("keys_zone=", "duplicate zone"),
+    "ssl_session_cache": ("shared:", None),
+    "ssl_ocsp_cache": ("shared:", None),
+    "zone": ("", None),  # an upstream's: zone NAME [SIZE]
+}
+
+
+@dataclass
+class _Zone:
+    use: str  # the module's tag: the declaring directive and the block it is under
+    size: int
+    directive: Directive
+    from_snippet: bool
+
+
+def _declared(directive: Directive, top: str) -> tuple[str, str, int] | None:
+    """(use, name, size; 0 if none) of the shared zone a directive declares."""
+    if directive.name not in _ZONE_WORDS or not directive.args:
+        return None
+    prefix = _ZONE_WORDS[directive.name][0]
+    words = directive.args if prefix else (":".join(directive.args[:2]),)
+    word = next((arg for arg in words if arg.startswith(prefix)), None)
+    if word is None:
+        return None
+    name, _, rest = word.removeprefix(prefix).partition(":")
+    zone_size = size(rest.partition(":")[0]) if rest else 0
+    return (f"{top} {directive.name}", name, zone_size) if zone_size is not None else None
+
+
+def zone_refusals(
+    config: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]]
+) -> list[tuple[Directive, str]]:
+    """(snippet directive, why) of the shared zones nginx refuses as it declares them all in
+    one list (ngx_shared_memory_add): a name another module (or stream's) declares, a size
+    that differs from the one declared, a limit zone or cache path declared twice, and an
+    upstream's zone that nothing gives a size."""
+    zones: dict[str, _Zone] = {}
+    found: list[tuple[Directive, str]] = []
+    for directive, mine, top in _declarations(config, snippets):
+        declared = _declared(directive, top)
+        if declared is None:
+            continue
+        use, name, zone_size = declared
+        before = zones.setdefault(name, _Zone(use, zone_size, directive, mine))
+        reason = None if before.directive is directive else _clash(name, before, use, zone_size)
+        before.size = before.size or zone_size
+        if reason is not None and mine:
+            found.append((directive, reason))
+    found += [
+        (zone.directive, _ZERO.format(name=name))
+        for name, zone in zones.items()
+        if zone.size == 0 and zone.from_snippet
+    ]
+    return found
+
+
+_ZERO = (
+    "declares the zone {name!r} with no size, and no other declaration gives it one (nginx: "
+    'zero size shared memory zone "{name}"): add its size, e.g. zone {name} 64k;'
+)
+
+
+def _clash(name: str, before: _Zone, use: str, zone_size: int) -> str | None:
+    if use != before.use:
+        return (
+            f"names the shared zone {name!r}, which {before.use.split()[-1]} declares already "
+            f'(nginx: the shared memory zone "{name}" is already declared for a different '
+            "use): give it a name of its own"
+        )
+    if zone_size and before.size and zone_size != before.size:
+        return (
+            f"gives the zone {name!r} {shown_size(zone_size)}, where it is declared with "
+            f'{shown_size(before.size)} already (nginx: the size … of shared memory zone "{name}" '
+            "conflicts with already declared size …): use the same size, or another name"
+        )
+    again = _ZONE_WORDS[use.split()[-1]][1]
+    if again is not None:
+        return (
+            f'declares the zone {name!r} a second time (nginx: {use.split()[-1]} "{name}" '
+            f"{again}): give it a name of its own"
+        )
+    return None
+
+
+def _declarations(
+    config: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]]
+) -> Iterator[tuple[Directive, bool, str]]:
+    """Every directive in the order nginx reads it, with the block under main it is in
+    (http, stream, mail): their modules declare zones of their own."""
+    top = "main"
+    for directive, mine, context in _read_in_order(config, "main", snippets):
+        if context == "main" and directive.block is not None:
+            top = directive.name
+        yield directive, mine, top
 
 
 def _defines_format(directive: Directive, context: str) -> bool:

@@ -32,7 +32,7 @@ from tpgen.spec.directives import (
     ssl_set,
 )
 from tpgen.spec.edge import version_tuple
-from tpgen.spec.merged import late_log_formats, merge_refusals
+from tpgen.spec.merged import late_log_formats, merge_refusals, zone_refusals
 from tpgen.spec.model import EXTRA_CONTEXTS, NodeSpec
 from tpgen.spec.nginx_syntax import Directive, SyntaxProblem, parse
 
@@ -340,6 +340,7 @@ def snippet_problems(
         merged = (
             *merge_refusals(tree, inlined, target.version),
             *late_log_formats(tree, inlined),
+            *zone_refusals(tree, inlined),
         )
     before: dict[str, Site] = {}
     problems: list[Problem] = []
