@@ -20,6 +20,7 @@ from tpgen.plan.defaults import (
 )
 from tpgen.plan.types import Decision, ServerPlan, TlsPolicy
 from tpgen.spec.facts import UNREAD, CertificateFacts
+from tpgen.spec.handlers_referers import hash_entry
 from tpgen.spec.model import Certificate, NodeSpec, Tls
 
 MIB = 1 << 20
@@ -213,13 +214,6 @@ def tls_fields(
     }
 
 
-def _hash_entry(key: str) -> int:
-    """Bytes one key takes in an nginx hash bucket (NGX_HASH_ELT_SIZE: a pointer, the length,
-    the name, aligned to a pointer), plus the pointer that ends the bucket (ngx_hash_init)."""
-    pointer = 8
-    return pointer + math.ceil((len(key) + 2) / pointer) * pointer + pointer
-
-
 def server_names_bucket(servers: tuple[ServerPlan, ...]) -> Decision[int] | None:
     """The server_names hash bucket the longest name needs, where nginx's default (one CPU
     cache line, 64 bytes) is too small: nginx -t refuses a name of 47 characters or more
@@ -232,8 +226,8 @@ def server_names_bucket(servers: tuple[ServerPlan, ...]) -> Decision[int] | None
     ]
     if not keys:
         return None
-    longest = max(keys, key=_hash_entry)
-    need = _hash_entry(longest)
+    longest = max(keys, key=hash_entry)
+    need = hash_entry(longest)
     if need <= HASH_BUCKET_DEFAULT:
         return None
     size = next(size for size in HASH_BUCKET_SIZES if size >= need)

@@ -23,7 +23,8 @@ _BUCKET = 64  # referer_hash_bucket_size's default: ngx_cacheline_size
 
 def hash_entry(key: str) -> int:
     """Bytes one key takes in an nginx hash bucket (NGX_HASH_ELT_SIZE: a pointer, the length,
-    the name, aligned to a pointer), plus the pointer that ends the bucket (ngx_hash_init)."""
+    the name, aligned to a pointer), plus the pointer that ends the bucket (ngx_hash_init);
+    the plan sizes server_names_hash_bucket_size with it too."""
     pointer = 8
     return pointer + math.ceil((len(key) + 2) / pointer) * pointer + pointer
 
