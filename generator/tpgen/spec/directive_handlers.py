@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tpgen.spec.directive_values import number, size, time
+from tpgen.spec.directive_values import ZONE_MIN, fixed_point, number, size, time
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_listen import listen_check
 from tpgen.spec.handlers_referers import referers_problem
@@ -360,33 +360,8 @@ def _map(directive: Directive, place: Place) -> str | None:
     return None
 
 
-_MAX = (1 << 63) - 1
 _HUNDRED = 10000  # percent with two decimals
 _UINT32 = 0xFFFFFFFF
-
-
-def fixed_point(text: str, point: int) -> int | None:
-    """ngx_atofp: digits with at most one dot and ``point`` decimals, scaled by 10**point."""
-    if not text:
-        return None
-    value, dot = 0, 0
-    for char in text:
-        if point == 0:
-            return None
-        if char == ".":
-            if dot:
-                return None
-            dot = 1
-            continue
-        if char not in "0123456789" or value > (_MAX - int(char)) // 10:
-            return None
-        value = value * 10 + int(char)
-        point -= dot
-    for _ in range(point):
-        if value > _MAX // 10:
-            return None
-        value *= 10
-    return value
 
 
 def _split_part(entry: Directive) -> int | str:
@@ -495,7 +470,6 @@ def _keepalive_timeout(args: Args, place: Place) -> str | None:
 
 
 # 8 pages of 4 KiB (ngx_pagesize on amd64 and Debian's arm64): the smallest shared zone.
-_ZONE_MIN = 8 * 4096
 
 
 def _zone_problem(word: str) -> str | None:
@@ -503,7 +477,7 @@ def _zone_problem(word: str) -> str | None:
     size_bytes = size(size_text) if colon else None
     if size_bytes is None:
         return f"takes zone=NAME:SIZE (zone=perip:10m), not {word!r} (nginx: invalid zone size)"
-    if size_bytes < _ZONE_MIN:
+    if size_bytes < ZONE_MIN:
         return f"takes a zone of at least 32k, not {word!r} (nginx: zone is too small)"
     return None
 
@@ -717,7 +691,7 @@ def _session_cache_part(word: str) -> str | None:
     size_bytes = size(size_text)
     if size_bytes is None:
         return "invalid"
-    return "too small" if size_bytes < _ZONE_MIN else None
+    return "too small" if size_bytes < ZONE_MIN else None
 
 
 def _session_cache(args: Args, place: Place) -> str | None:

@@ -12,6 +12,9 @@ from collections.abc import Callable, Sequence
 _MAX = (1 << 63) - 1
 _SIZE_UNITS = {"k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20}
 _OFFSET_UNITS = {**_SIZE_UNITS, "g": 1 << 30, "G": 1 << 30}
+# ngx_pagesize on x86-64 and the usual arm64 kernels; a shared zone holds at least 8 pages.
+PAGE_SIZE = 4096
+ZONE_MIN = 8 * PAGE_SIZE
 _DAY = 60 * 60 * 24
 # A time's units in the only order nginx takes them (largest first), in seconds; then ms.
 _TIME_UNITS = {"y": 365 * _DAY, "M": 30 * _DAY, "w": 7 * _DAY, "d": _DAY, "h": 3600, "m": 60}
@@ -32,6 +35,30 @@ def _scaled(text: str, units: dict[str, int]) -> int | None:
     if value is None or value > _MAX // scale:
         return None
     return value * scale
+
+
+def fixed_point(text: str, point: int) -> int | None:
+    """ngx_atofp: digits with at most one dot and ``point`` decimals, scaled by 10**point."""
+    if not text:
+        return None
+    value, dot = 0, 0
+    for char in text:
+        if point == 0:
+            return None
+        if char == ".":
+            if dot:
+                return None
+            dot = 1
+            continue
+        if char not in "0123456789" or value > (_MAX - int(char)) // 10:
+            return None
+        value = value * 10 + int(char)
+        point -= dot
+    for _ in range(point):
+        if value > _MAX // 10:
+            return None
+        value *= 10
+    return value
 
 
 def size(text: str) -> int | None:

@@ -305,28 +305,55 @@ def _value(directive: Directive, command: Command, place: Place) -> str | None:
     return None
 
 
-# What defines a shared zone, the parameter that names it, and what nginx says of a use of a
-# zone no such directive defines.
-_ZONE_DEFINERS = {
-    "limit_req_zone": ("zone=", "zero size shared memory zone"),
-    "limit_conn_zone": ("zone=", "zero size shared memory zone"),
-    "fastcgi_cache_path": ("keys_zone=", "zone is unknown"),
-    "uwsgi_cache_path": ("keys_zone=", "zone is unknown"),
-    "scgi_cache_path": ("keys_zone=", "zone is unknown"),
+# What declares a shared memory zone (ngx_shared_memory_add) and the word that names it:
+# zone=NAME:SIZE, keys_zone=NAME:SIZE, shared:NAME:SIZE, or an upstream's zone NAME [SIZE].
+ZONE_DECLARERS = {
+    "limit_req_zone": "zone=",
+    "limit_conn_zone": "zone=",
+    "proxy_cache_path": "keys_zone=",
+    "fastcgi_cache_path": "keys_zone=",
+    "uwsgi_cache_path": "keys_zone=",
+    "scgi_cache_path": "keys_zone=",
+    "ssl_session_cache": "shared:",
+    "ssl_ocsp_cache": "shared:",
+    "zone": "",
+}
+# The declarers whose zones other directives name, and what nginx says of a use of a zone no
+# such directive declares.
+_ZONE_USES = {
+    "limit_req_zone": "zero size shared memory zone",
+    "limit_conn_zone": "zero size shared memory zone",
+    "fastcgi_cache_path": "zone is unknown",
+    "uwsgi_cache_path": "zone is unknown",
+    "scgi_cache_path": "zone is unknown",
 }
 _ZONE_USERS = {"fastcgi_cache", "uwsgi_cache", "scgi_cache"}
+
+
+def declared_zone(directive: Directive) -> tuple[str, str] | None:
+    """(name, size as written: "" if none) of the shared zone a directive declares."""
+    prefix = ZONE_DECLARERS.get(directive.name)
+    if prefix is None or not directive.args:
+        return None
+    words = directive.args if prefix else (":".join(directive.args[:2]),)
+    word = next((arg for arg in words if arg.startswith(prefix)), None)
+    if word is None:
+        return None
+    name, _, rest = word.removeprefix(prefix).partition(":")
+    return name, rest.partition(":")[0]
+
+
+def _name_key(kind: str, name: str) -> tuple[str, str]:
+    """How nginx matches a name: a log format caseless (ngx_strcasecmp), a zone as written."""
+    return kind, name.lower() if kind == "log_format" else name
 
 
 def _defined_name(directive: Directive) -> tuple[str, str] | None:
     """(what defines it, the name) of a log format or shared zone a directive defines."""
     if directive.name == "log_format" and directive.args:
-        return "log_format", directive.args[0]
-    if directive.name in _ZONE_DEFINERS:
-        prefix = _ZONE_DEFINERS[directive.name][0]
-        for arg in directive.args[1:]:
-            if arg.startswith(prefix):
-                return directive.name, arg.removeprefix(prefix).partition(":")[0]
-    return None
+        return _name_key("log_format", directive.args[0])
+    zone = declared_zone(directive) if directive.name in _ZONE_USES else None
+    return (directive.name, zone[0]) if zone is not None else None
 
 
 def defined_names(directives: tuple[Directive, ...], context: str = "main") -> set[tuple[str, str]]:
@@ -376,11 +403,7 @@ def _referenced_name(directive: Directive) -> tuple[str, str] | None:
 
 def _unknown_name(directive: Directive, names: frozenset[tuple[str, str]] | None) -> str | None:
     used = _referenced_name(directive)
-    if names is None or used is None or used in names:
-        return None
-    if used[0] == "log_format" and ("log_format", used[1].lower()) in {
-        (kind, name.lower()) for kind, name in names
-    }:
+    if names is None or used is None or _name_key(*used) in names:
         return None
     kind, name = used
     if kind == "log_format":
@@ -391,7 +414,7 @@ def _unknown_name(directive: Directive, names: frozenset[tuple[str, str]] | None
         )
     return (
         f"uses the zone {name!r}, which no {kind} of the config defines (nginx: "
-        f"{_ZONE_DEFINERS[kind][1]}): define it with {kind} in an extra.http snippet"
+        f"{_ZONE_USES[kind]}): define it with {kind} in an extra.http snippet"
     )
 
 

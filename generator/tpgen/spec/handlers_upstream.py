@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tpgen.spec.directive_values import number, size, time
+from tpgen.spec.directive_values import ZONE_MIN, number, size, time
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version, Where
 from tpgen.spec.nginx_urls import url_problem
 
 _RESOLVE_SINCE = (1, 27, 3)
-_ZONE_MIN = 8 * 4096  # 8 pages of 4 KiB
 # What a server may say with each balancing method (ngx_http_upstream_*'s uscf->flags).
 _ALL = frozenset({"weight", "max_conns", "max_fails", "fail_timeout", "down", "backup"})
 _NO_BACKUP = _ALL - {"backup"}
@@ -128,12 +127,12 @@ def _setting(entry: Directive) -> str | None:
         return None
     if not entry.args[0]:
         return 'zone takes a name (nginx: invalid zone name "")'
-    zone_size = size(entry.args[1]) if len(entry.args) > 1 else _ZONE_MIN
+    zone_size = size(entry.args[1]) if len(entry.args) > 1 else ZONE_MIN
     if zone_size is None:
         return (
             f"zone's size is a size such as 64k, not {entry.args[1]!r} (nginx: invalid zone size)"
         )
-    if zone_size < _ZONE_MIN:
+    if zone_size < ZONE_MIN:
         return f"the zone holds at least 32k, not {entry.args[1]} (nginx: zone is too small)"
     return None
 

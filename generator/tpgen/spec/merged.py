@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from tpgen.spec.directive_values import number, size
+from tpgen.spec.directive_values import PAGE_SIZE, number, size
+from tpgen.spec.directives import declared_zone
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version
 
-PAGE_SIZE = 4096
 CONNECTION_POOL_SIZE = 64 * 8
 # Unset busy and write sizes are twice the largest buffer; an unset temp file cap is 1 GiB.
 _TEMP_FILE_MAX = 1 << 30
@@ -45,6 +45,19 @@ class Setting:
     directive: Directive
     from_snippet: bool
     depth: int
+
+
+def whole_config_refusals(
+    config: tuple[Directive, ...],
+    snippets: Mapping[str, tuple[Directive, ...]],
+    version: Version,
+) -> tuple[tuple[Directive, str], ...]:
+    """Everything this module refuses of tpgen's ``config`` with the ``snippets`` in place."""
+    return (
+        *merge_refusals(config, snippets, version),
+        *late_log_formats(config, snippets),
+        *zone_refusals(config, snippets),
+    )
 
 
 def merge_refusals(
@@ -82,19 +95,15 @@ def late_log_formats(
     return found
 
 
-# What declares a shared memory zone (ngx_shared_memory_add): the word that names it, and
-# whether a second declaration of the name by the same module is refused (limit zones are
-# bound to their key, a cache path owns its zone).
-_ZONE_WORDS = {
-    "limit_req_zone": ("zone=", "is already bound to a key"),
-    "limit_conn_zone": ("zone=", "is already bound to a key"),
-    "proxy_cache_path": ("keys_zone=", "duplicate zone"),
-    "fastcgi_cache_path": ("keys_zone=", "duplicate zone"),
-    "uwsgi_cache_path": ("keys_zone=", "duplicate zone"),
-    "scgi_cache_path": ("keys_zone=", "duplicate zone"),
-    "ssl_session_cache": ("shared:", None),
-    "ssl_ocsp_cache": ("shared:", None),
-    "zone": ("", None),  # an upstream's: zone NAME [SIZE]
+# What nginx says of a second declaration of a zone by the same module, where it refuses one
+# (limit zones are bound to their key, a cache path owns its zone).
+_AGAIN = {
+    "limit_req_zone": "is already bound to a key",
+    "limit_conn_zone": "is already bound to a key",
+    "proxy_cache_path": "duplicate zone",
+    "fastcgi_cache_path": "duplicate zone",
+    "uwsgi_cache_path": "duplicate zone",
+    "scgi_cache_path": "duplicate zone",
 }
 
 
@@ -108,16 +117,11 @@ class _Zone:
 
 def _declared(directive: Directive, top: str) -> tuple[str, str, int] | None:
     """(use, name, size; 0 if none) of the shared zone a directive declares."""
-    if directive.name not in _ZONE_WORDS or not directive.args:
+    zone = declared_zone(directive)
+    zone_size = (size(zone[1]) if zone[1] else 0) if zone is not None else None
+    if zone is None or zone_size is None:
         return None
-    prefix = _ZONE_WORDS[directive.name][0]
-    words = directive.args if prefix else (":".join(directive.args[:2]),)
-    word = next((arg for arg in words if arg.startswith(prefix)), None)
-    if word is None:
-        return None
-    name, _, rest = word.removeprefix(prefix).partition(":")
-    zone_size = size(rest.partition(":")[0]) if rest else 0
-    return (f"{top} {directive.name}", name, zone_size) if zone_size is not None else None
+    return f"{top} {directive.name}", zone[0], zone_size
 
 
 def zone_refusals(
@@ -166,7 +170,7 @@ def _clash(name: str, before: _Zone, use: str, zone_size: int) -> str | None:
             f'{shown_size(before.size)} already (nginx: the size … of shared memory zone "{name}" '
             "conflicts with already declared size …): use the same size, or another name"
         )
-    again = _ZONE_WORDS[use.split()[-1]][1]
+    again = _AGAIN.get(use.split()[-1])
     if again is not None:
         return (
             f'declares the zone {name!r} a second time (nginx: {use.split()[-1]} "{name}" '

@@ -32,7 +32,7 @@ from tpgen.spec.directives import (
     ssl_set,
 )
 from tpgen.spec.edge import version_tuple
-from tpgen.spec.merged import late_log_formats, merge_refusals, zone_refusals
+from tpgen.spec.merged import whole_config_refusals
 from tpgen.spec.model import EXTRA_CONTEXTS, NodeSpec
 from tpgen.spec.nginx_syntax import Directive, SyntaxProblem, parse
 
@@ -335,13 +335,9 @@ def snippet_problems(
     target = _target(spec, read, tree, config)
     sites = include_sites(tree)
     merged: tuple[tuple[Directive, str], ...] = ()
-    if _whole(spec, read, config):
+    if target.used is not None:  # the whole config is known (_whole)
         inlined = {snippet.path: snippet.directives for snippet in read if snippet.text}
-        merged = (
-            *merge_refusals(tree, inlined, target.version),
-            *late_log_formats(tree, inlined),
-            *zone_refusals(tree, inlined),
-        )
+        merged = whole_config_refusals(tree, inlined, target.version)
     before: dict[str, Site] = {}
     problems: list[Problem] = []
     for snippet in read:
