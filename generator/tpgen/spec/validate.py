@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
 
 from tpgen.errors import Path, Problem, format_path, problem
@@ -84,36 +84,39 @@ def pool_scope_problems(spec: NodeSpec, pools: int) -> list[Problem]:
     ]
 
 
-def _duplicates(spec: NodeSpec, field: str) -> Iterator[Problem]:
-    seen: dict[str, int] = {}
-    for index, disk in enumerate(spec.disks):
-        value = getattr(disk, field)
-        if value in seen:
-            yield problem(
-                ("disks", index, field),
-                f"{value!r} is already used by disks.{seen[value]}: "
-                f"each disk needs its own {field}",
-            )
+def _repeats(keys: Iterable[Hashable]) -> Iterator[tuple[int, int]]:
+    """(index, index of its first) of each key that an earlier one has already."""
+    first: dict[Hashable, int] = {}
+    for index, key in enumerate(keys):
+        if key in first:
+            yield index, first[key]
         else:
-            seen[value] = index
+            first[key] = index
+
+
+def _duplicates(spec: NodeSpec, field: str) -> Iterator[Problem]:
+    values = [getattr(disk, field) for disk in spec.disks]
+    for index, earlier in _repeats(values):
+        yield problem(
+            ("disks", index, field),
+            f"{values[index]!r} is already used by disks.{earlier}: "
+            f"each disk needs its own {field}",
+        )
 
 
 def _duplicate_upstreams(spec: NodeSpec) -> Iterator[Problem]:
     """One origin listed twice gets two shares of the requests, and a failed request may be
     retried on it (each upstream is tried once: proxy_next_upstream_tries counts them)."""
-    seen: dict[tuple[str, str], int] = {}
-    for index, upstream in enumerate(spec.workload.upstreams):
-        host, _, port = upstream.rpartition(":")
-        key = (host.lower(), port)  # host names are case-insensitive; IPv6 is canonical
-        if key in seen:
-            yield problem(
-                ("workload", "upstreams", index),
-                f"{upstream!r} is already listed as workload.upstreams.{seen[key]}: nginx would "
-                "send it two shares of the requests and may retry a failed one on it; list each "
-                "origin once (origin.servers sets a weight)",
-            )
-        else:
-            seen[key] = index
+    upstreams = spec.workload.upstreams
+    # Host names are case-insensitive; an IPv6 address is canonical already.
+    keys = [(host.lower(), port) for host, _, port in (u.rpartition(":") for u in upstreams)]
+    for index, earlier in _repeats(keys):
+        yield problem(
+            ("workload", "upstreams", index),
+            f"{upstreams[index]!r} is already listed as workload.upstreams.{earlier}: nginx would "
+            "send it two shares of the requests and may retry a failed one on it; list each "
+            "origin once (origin.servers sets a weight)",
+        )
 
 
 def _nested_mounts(spec: NodeSpec) -> Iterator[Problem]:
