@@ -5,8 +5,8 @@ location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_* r
 valid_referers (its host names: spec/handlers_referers.py), gzip_disable and
 fastcgi_split_path_info; allow and deny's addresses, error_page's codes, expires,
 keepalive_timeout, add_header's always, ssl_session_cache, proxy_pass's URL, root, try_files,
-index, error_log's levels, log_format's escaping, the limit_req/limit_conn zones and limits,
-and split_clients' parts (log targets, access_log and resolver, listen, geo and upstream: the
+index, log_format's escaping, the limit_req/limit_conn zones and limits, and split_clients'
+parts (error_log, access_log and resolver, listen, geo and upstream: the
 handlers of spec/handlers_*.py, registered here). The table (data/nginx-directives.json) names
 the handler of each directive by the kind below; scripts/nginx_directives.py refuses to write a
 table in which a handler that compiles a regex has none.
@@ -21,7 +21,7 @@ from tpgen.spec.directive_values import ZONE_MIN, fixed_point, number, size, tim
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_listen import listen_check
 from tpgen.spec.handlers_referers import referers_problem
-from tpgen.spec.handlers_targets import access_log, log_target_problem, resolver
+from tpgen.spec.handlers_targets import access_log, error_log, resolver
 from tpgen.spec.handlers_upstream import upstream_check
 from tpgen.spec.nginx_addresses import cidr_problem
 from tpgen.spec.nginx_syntax import Directive
@@ -634,33 +634,6 @@ def _index(args: Args, place: Place) -> str | None:
     return None
 
 
-_LOG_LEVELS = ("emerg", "alert", "crit", "error", "warn", "notice", "info", "debug")
-_DEBUG_LEVELS = tuple(
-    f"debug_{part}" for part in ("core", "alloc", "mutex", "event", "http", "mail", "stream")
-)
-
-
-def _error_log(args: Args, place: Place) -> str | None:
-    """ngx_log_set_log: its syslog target; ngx_log_set_levels: after the file, one level,
-    or debug_* levels alone."""
-    target = log_target_problem(args[0])
-    if target:
-        return target
-    level = debug = False
-    for word in args[1:]:
-        if word in _LOG_LEVELS and not (level or debug):
-            level = True
-        elif word in _DEBUG_LEVELS and not level:
-            debug = True
-        else:
-            known = word in _LOG_LEVELS
-            return (
-                f"takes one level of {', '.join(_LOG_LEVELS)} (or debug_* alone) after the file, "
-                f"not {word!r} (nginx: {'duplicate' if known else 'invalid'} log level)"
-            )
-    return None
-
-
 def _log_format(args: Args, place: Place) -> str | None:
     """ngx_http_log_set_format: escape=default, json or none after the name."""
     if len(args) > 1 and args[1].startswith("escape="):
@@ -733,7 +706,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "proxy_pass": _proxy_pass,
     "try_files": _try_files,
     "index": _index,
-    "error_log": _error_log,
+    "error_log": error_log,
     "log_format": _log_format,
     "session_cache": _session_cache,
     "listen": listen_check,

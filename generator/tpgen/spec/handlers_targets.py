@@ -1,6 +1,7 @@
 """What nginx's handlers refuse of where a log goes and which name servers a resolver asks,
 ported from them: a syslog target (ngx_syslog_process_conf, src/core/ngx_syslog.c) of
-error_log (ngx_log_set_log, src/core/ngx_log.c) and of access_log, whose own parameters
+error_log (ngx_log_set_log, src/core/ngx_log.c; its levels, ngx_log_set_levels) and of
+access_log, whose own parameters
 (off, buffer=, gzip[=level], flush=, if=) are ngx_http_log_set_log's and
 ngx_stream_log_set_log's; and the resolver's name servers and parameters (valid=, ipv4=,
 ipv6=) of ngx_resolver_create (src/core/ngx_resolver.c), called by the http, stream, mail
@@ -43,8 +44,11 @@ _FACILITIES = (
     "cron",
     *(f"local{digit}" for digit in range(8)),
 )
-# nginx.conf's level names, not syslog's err/warning.
-_SEVERITIES = ("emerg", "alert", "crit", "error", "warn", "notice", "info", "debug")
+# nginx.conf's level names (error_log's and syslog's severity=), not syslog's err/warning.
+_LOG_LEVELS = ("emerg", "alert", "crit", "error", "warn", "notice", "info", "debug")
+_DEBUG_LEVELS = tuple(
+    f"debug_{part}" for part in ("core", "alloc", "mutex", "event", "http", "mail", "stream")
+)
 _TAG_MAX = 32  # RFC 3164
 _TAG_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
@@ -76,7 +80,7 @@ def _syslog_value(key: str, value: str) -> str | None:
     if key == "server":
         return _address_problem("syslog server", value, _SYSLOG_PORT)
     if key in ("facility", "severity"):
-        names = _FACILITIES if key == "facility" else _SEVERITIES
+        names = _FACILITIES if key == "facility" else _LOG_LEVELS
         if value in names:
             return None
         return (
@@ -243,4 +247,25 @@ def resolver(args: Args, place: Where) -> str | None:
         return 'turns ipv4= and ipv6= both off (nginx: "ipv4" and "ipv6" cannot both be "off")'
     if not servers:
         return "takes at least one name server (nginx: no name servers defined)"
+    return None
+
+
+def error_log(args: Args, place: Where) -> str | None:
+    """ngx_log_set_log: its syslog target; ngx_log_set_levels: after the file, one level,
+    or debug_* levels alone."""
+    target = log_target_problem(args[0])
+    if target:
+        return target
+    level = debug = False
+    for word in args[1:]:
+        if word in _LOG_LEVELS and not (level or debug):
+            level = True
+        elif word in _DEBUG_LEVELS and not level:
+            debug = True
+        else:
+            known = word in _LOG_LEVELS
+            return (
+                f"takes one level of {', '.join(_LOG_LEVELS)} (or debug_* alone) after the file, "
+                f"not {word!r} (nginx: {'duplicate' if known else 'invalid'} log level)"
+            )
     return None
