@@ -24,6 +24,14 @@ from tpgen.spec.directives import present as directive_present
 from tpgen.spec.nginx_syntax import parse
 
 Version = tuple[int, ...]
+V122 = (1, 22, 1)
+
+
+def reasons(text: str, context: str, version: Version = V122) -> list[str]:
+    """Why tpgen refuses each directive of ``text`` in a block of ``context``, alone."""
+    return [reason for _, reason in refusals(parse(text), context, Target(version))]
+
+
 # Debian builds stream as a dynamic module (in 1.22 and 1.26 alike).
 STREAM = "load_module /usr/lib/nginx/modules/ngx_stream_module.so;"
 # A block of each context a directive can be put in, around it.

@@ -30,6 +30,7 @@ from tpgen.spec.snippets import REFUSED, Surroundings, check_snippet, snippet_pr
 
 from .nginx_tables import (
     HANDLER_CASES,
+    V122,
     configure_arguments,
     directive_disagreements,
     handler_disagreements,
@@ -37,18 +38,14 @@ from .nginx_tables import (
     nginx_version,
     on_host,
     quoted,
+    reasons,
     unknown_variables,
     value_disagreements,
     write_configs,
 )
 from .specs import spec
 
-V122 = (1, 22, 1)
 V126 = (1, 26, 3)
-
-
-def _reasons(text: str, context: str, version: tuple[int, ...] = V122) -> list[str]:
-    return [reason for _, reason in refusals(parse(text), context, Target(version))]
 
 
 @pytest.mark.parametrize(
@@ -81,7 +78,7 @@ def _reasons(text: str, context: str, version: tuple[int, ...] = V122) -> list[s
 def test_what_nginx_checks_before_the_values_is_refused(
     context: str, text: str, expected: str
 ) -> None:
-    (reason,) = _reasons(text, context)
+    (reason,) = reasons(text, context)
     assert expected in reason
 
 
@@ -97,7 +94,7 @@ def test_what_nginx_checks_before_the_values_is_refused(
     ],
 )
 def test_what_nginx_takes_passes(context: str, text: str) -> None:
-    assert _reasons(text, context) == []
+    assert reasons(text, context) == []
 
 
 @pytest.mark.parametrize(
@@ -146,7 +143,7 @@ def test_sizes_numbers_and_names_are_read_as_nginx_reads_them() -> None:
         ("send_timeout 1y;", "takes a time"),
         ("max_ranges -1;", "takes a whole number (digits only), not '-1'"),
     ]:
-        found = _reasons(text, "location")
+        found = reasons(text, "location")
         if expected is None:
             assert found == [], text
         else:
@@ -154,24 +151,24 @@ def test_sizes_numbers_and_names_are_read_as_nginx_reads_them() -> None:
 
 
 def test_the_target_version_decides_which_names_exist() -> None:
-    (older,) = _reasons("http2 on;", "server", V122)
+    (older,) = reasons("http2 on;", "server", V122)
     assert "nginx 1.22.1 has no such directive (it came in 1.25.1)" in older
-    assert _reasons("http2 on;", "server", V126) == []
-    (dropped,) = _reasons("ssl on;", "server", V126)
+    assert reasons("http2 on;", "server", V126) == []
+    (dropped,) = reasons("ssl on;", "server", V126)
     assert "the last nginx with it is 1.25.0" in dropped
-    assert _reasons("ssl on;", "server", V122) == []
+    assert reasons("ssl on;", "server", V122) == []
 
 
 def test_a_directive_distributions_backport_passes_from_the_version_they_carry_it() -> None:
     # Debian's 1.22.1 and 1.26.3 carry max_headers (nginx 1.29.8): the real nginx test
     # below checks that against the host's nginx.
-    assert _reasons("max_headers 64;", "server", V122) == []
-    (older,) = _reasons("max_headers 64;", "server", (1, 21, 6))
+    assert reasons("max_headers 64;", "server", V122) == []
+    (older,) = reasons("max_headers 64;", "server", (1, 21, 6))
     assert "it came in 1.29.8" in older
 
 
 def test_a_loaded_module_lets_names_nginx_lacks_through() -> None:
-    assert _reasons("vhost_traffic_status on;", "http") != []
+    assert reasons("vhost_traffic_status on;", "http") != []
     loaded = Target(V122, unchecked_names=True)
     found = refusals(parse("vhost_traffic_status on;"), "http", loaded)
     assert list(found) == []
@@ -375,7 +372,7 @@ RETURNS = [
 def test_return_codes_are_read_as_nginx_reads_them(nginx_binary: str, tmp_path: Path) -> None:
     lines = [f"return {' '.join(map(quoted, value.split(' ')))};\n" for value in RETURNS]
     said = on_host(nginx_binary)(write_configs(tmp_path, [("location", line) for line in lines]))
-    refused = [bool(_reasons(line, "location")) for line in lines]
+    refused = [bool(reasons(line, "location")) for line in lines]
     assert refused.count(True) == 9
     assert [verdict == "invalid value" for verdict in said] == refused
 
@@ -389,7 +386,7 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
     version = nginx_version([nginx_binary])
     assert pcre.available()  # else no regex is compiled and the regexes below disagree
     assert handler_disagreements(on_host(nginx_binary), tmp_path, version) == []
-    refused = [bool(_reasons(text + "\n", context, version)) for context, text in HANDLER_CASES]
+    refused = [bool(reasons(text + "\n", context, version)) for context, text in HANDLER_CASES]
     assert refused.count(True) >= 35 and refused.count(False) >= 25
 
 
@@ -458,7 +455,7 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
 def test_what_a_ported_handler_refuses_is_said_with_the_fix(
     context: str, text: str, expected: str
 ) -> None:
-    (reason,) = _reasons(text, context)
+    (reason,) = reasons(text, context)
     assert expected in reason
 
 
@@ -527,9 +524,9 @@ def test_a_certificate_without_its_key_is_refused_where_nginx_would_find_none(
 
 def test_a_post_handler_that_changed_is_read_for_the_target_version() -> None:
     """http2_recv_buffer_size refused up to 2 × 16 bytes until nginx 1.25.2, up to 16 since."""
-    assert _reasons("http2_recv_buffer_size 17;", "http", V122)
-    assert _reasons("http2_recv_buffer_size 17;", "http", V126) == []
-    assert _reasons("http2_recv_buffer_size 16;", "http", V126)
+    assert reasons("http2_recv_buffer_size 17;", "http", V122)
+    assert reasons("http2_recv_buffer_size 17;", "http", V126) == []
+    assert reasons("http2_recv_buffer_size 16;", "http", V126)
 
 
 def test_without_the_pcre2_library_a_regex_is_left_to_nginx(
@@ -545,17 +542,17 @@ def test_without_the_pcre2_library_a_regex_is_left_to_nginx(
     monkeypatch.setattr("ctypes.CDLL", missing)
     try:
         assert not pcre.available()
-        assert _reasons("location ~ ( {}", "server") == []
-        assert _reasons("location x ( {}", "server")  # the modifier is not a regex
+        assert reasons("location ~ ( {}", "server") == []
+        assert reasons("location x ( {}", "server")  # the modifier is not a regex
     finally:
         monkeypatch.undo()
         pcre._library.cache_clear()
-    assert _reasons("location ~ ( {}", "server")
+    assert reasons("location ~ ( {}", "server")
 
 
 def test_a_regex_nginx_takes_and_python_does_not_is_taken() -> None:
     r"""PCRE's \p{L} and (?<name>…) are not Python's re: PCRE2 itself judges."""
-    assert _reasons('location ~ "^/\\p{L}+(?<word>[a-z]+)$" { return 200 $word; }', "server") == []
+    assert reasons('location ~ "^/\\p{L}+(?<word>[a-z]+)$" { return 200 $word; }', "server") == []
 
 
 def test_every_variable_of_the_table_is_one_the_real_nginx_knows(

@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import pytest
 from tpgen.spec.directive_handlers import Place
-from tpgen.spec.directives import Target, refusals
 from tpgen.spec.handlers_targets import access_log, resolver, syslog_problem
-from tpgen.spec.nginx_syntax import parse
 from tpgen.spec.nginx_urls import url_problem
 
-V122, V126 = (1, 22, 1), (1, 26, 3)
+from .nginx_tables import reasons
 
-
-def _reasons(text: str, context: str, version: tuple[int, ...] = V122) -> list[str]:
-    return [reason for _, reason in refusals(parse(text), context, Target(version))]
+V126 = (1, 26, 3)
 
 
 @pytest.mark.parametrize(
@@ -55,16 +51,16 @@ def _reasons(text: str, context: str, version: tuple[int, ...] = V122) -> list[s
 def test_what_nginx_refuses_of_a_target_is_said_with_the_fix(
     context: str, text: str, expected: str
 ) -> None:
-    (reason,) = _reasons(text, context)
+    (reason,) = reasons(text, context)
     assert expected in reason
 
 
 def test_ipv4_of_a_resolver_is_read_from_nginx_1_23_1_on() -> None:
-    assert _reasons("resolver 127.0.0.1 ipv4=off;", "http", V126) == []
-    assert _reasons("resolver 127.0.0.1 ipv4=on;", "http", V126) == []
-    (both,) = _reasons("resolver 127.0.0.1 ipv4=off ipv6=off;", "http", V126)
+    assert reasons("resolver 127.0.0.1 ipv4=off;", "http", V126) == []
+    assert reasons("resolver 127.0.0.1 ipv4=on;", "http", V126) == []
+    (both,) = reasons("resolver 127.0.0.1 ipv4=off ipv6=off;", "http", V126)
     assert '"ipv4" and "ipv6" cannot both be "off"' in both
-    assert _reasons("resolver 127.0.0.1 ipv4=off ipv4=on ipv6=off;", "http", V126) == []
+    assert reasons("resolver 127.0.0.1 ipv4=off ipv4=on ipv6=off;", "http", V126) == []
     # A place's version is 1.22.1 unless the spec says: there ipv4=off is a host name.
     assert "host not found" in (resolver(["127.0.0.1", "ipv4=off"], Place("http")) or "")
 
