@@ -289,7 +289,7 @@ def _key(item: Socket) -> tuple[object, ...]:
 
 
 @dataclass
-class _Address:
+class Address:
     """What ngx_http_add_addresses keeps of one address: the servers on it, the listen that
     set the options, the default server's, and whether any is ssl."""
 
@@ -309,7 +309,7 @@ def _whose(listen: Listen) -> str:
     return "tpgen's config has" if listen.tpgen else "the snippet has"
 
 
-def _merge(item: Socket, listen: Listen, index: int, state: _Address) -> tuple[Listen, str] | None:
+def _merge(item: Socket, listen: Listen, index: int, state: Address) -> tuple[Listen, str] | None:
     """ngx_http_add_server and ngx_http_add_addresses for one socket of a listen."""
     if index in state.servers:
         return listen, (
@@ -341,21 +341,36 @@ def listen_conflicts(servers: Sequence[Server]) -> Iterator[tuple[Directive, str
     """(directive, why) of each snippet listen nginx refuses when it merges the servers'
     addresses, in the order nginx reads the servers; then the SSL addresses whose default
     server has no certificate."""
-    addresses: dict[tuple[object, ...], _Address] = {}
-    for index, server in enumerate(servers):
-        for listen in server.listens:
-            for item in listen.sockets:
-                found = _merge(item, listen, index, addresses.setdefault(_key(item), _Address()))
-                if found is not None and not found[0].tpgen:
-                    yield found[0].directive, found[1]
-                    break
-    for address in addresses.values():
+    conflicts: list[tuple[Listen, str]] = []
+    addresses = _merged(servers, conflicts)
+    yield from ((listen.directive, why) for listen, why in conflicts)
+    for address in addresses:
         found_ssl = _uncertified(address, servers)
         if found_ssl is not None:
             yield found_ssl
 
 
-def _uncertified(address: _Address, servers: Sequence[Server]) -> tuple[Directive, str] | None:
+def listen_addresses(servers: Sequence[Server]) -> list[Address]:
+    """The addresses ngx_http_add_addresses makes of the servers' listens, each with the
+    servers on it (their indexes, in the order nginx reads them)."""
+    return _merged(servers, [])
+
+
+def _merged(servers: Sequence[Server], conflicts: list[tuple[Listen, str]]) -> list[Address]:
+    """ngx_http_add_addresses over every listen; a snippet listen it refuses goes to
+    ``conflicts``, and its other sockets no further."""
+    addresses: dict[tuple[object, ...], Address] = {}
+    for index, server in enumerate(servers):
+        for listen in server.listens:
+            for item in listen.sockets:
+                found = _merge(item, listen, index, addresses.setdefault(_key(item), Address()))
+                if found is not None and not found[0].tpgen:
+                    conflicts.append(found)
+                    break
+    return list(addresses.values())
+
+
+def _uncertified(address: Address, servers: Sequence[Server]) -> tuple[Directive, str] | None:
     """ngx_http_ssl_init: an SSL address's default server (the first, or default_server)
     needs a certificate; one that rejects handshakes needs one in each of its servers."""
     if address.ssl is None or not address.servers:

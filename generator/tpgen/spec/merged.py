@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from tpgen.spec.directive_values import PAGE_SIZE, number, size
 from tpgen.spec.directives import declared_zone
-from tpgen.spec.nginx_syntax import Directive
+from tpgen.spec.nginx_syntax import Directive, with_snippets
 from tpgen.spec.nginx_table import Version
 
 CONNECTION_POOL_SIZE = 64 * 8
@@ -220,23 +220,11 @@ def _read_in_order(
 ) -> Iterator[tuple[Directive, bool, str]]:
     """Every directive of the config as nginx reads it: (directive, a snippet wrote it, the
     context of its block, main or http for the two outer ones and "inner" for any other)."""
-    for directive, mine in _own(block, snippets, from_snippet):
+    for directive, mine in with_snippets(block, snippets, from_snippet):
         yield directive, mine, context
         if directive.block is not None:
             inner = "http" if (context, directive.name) == ("main", "http") else "inner"
             yield from _read_in_order(directive.block, inner, snippets, from_snippet=mine)
-
-
-def _own(
-    block: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]], from_snippet: bool
-) -> Iterator[tuple[Directive, bool]]:
-    """The block's directives in order, each snippet it includes read in its place."""
-    for directive in block:
-        path = directive.args[0] if len(directive.args) == 1 else ""
-        if directive.name == "include" and path in snippets:
-            yield from ((inner, True) for inner in snippets[path])
-        else:
-            yield directive, from_snippet
 
 
 @dataclass(frozen=True)
@@ -256,7 +244,7 @@ def _walk(
     *,
     from_snippet: bool = False,
 ) -> Iterator[tuple[Directive, str]]:
-    own = list(_own(block, reading.snippets, from_snippet))
+    own = list(with_snippets(block, reading.snippets, from_snippet))
     settings = dict(inherited)
     for directive, mine in own:
         if directive.block is None:

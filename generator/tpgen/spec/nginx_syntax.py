@@ -11,6 +11,7 @@ the control character, and any other stays.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 _SPACE = " \t\r\n"
@@ -199,3 +200,16 @@ def parse(text: str) -> tuple[Directive, ...]:
 
 def _directive(words: list[Word]) -> Directive:
     return Directive(words[0].value, tuple(w.value for w in words[1:]), words[0].line)
+
+
+def with_snippets(
+    block: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]], from_snippet: bool
+) -> Iterator[tuple[Directive, bool]]:
+    """The block's directives in order, each snippet it includes (by the path its include
+    names) read in its place: (directive, whether a snippet wrote it)."""
+    for directive in block:
+        path = directive.args[0] if len(directive.args) == 1 else ""
+        if directive.name == "include" and path in snippets:
+            yield from ((inner, True) for inner in snippets[path])
+        else:
+            yield directive, from_snippet
