@@ -146,6 +146,72 @@ TLS = {
     "tls": {"certificates": [{"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"}]},
 }
 
+# Server names: tpgen's content server is on 0.0.0.0:80 (server_name _), its status server
+# alone on 127.0.0.1:8081. nginx hashes the names of an address with two servers or more, or
+# whose default server has a regex name with captures: a key takes 8 + its length and 2
+# aligned to 8 bytes, and the bucket keeps 8 for its end (64 bytes hold 46 characters).
+A46, A47 = "a" * 42 + ".net", "a" * 43 + ".net"
+A110, A111 = "a" * 106 + ".net", "a" * 107 + ".net"
+
+
+def _on_80(names: str, before: str = "") -> dict[str, str]:
+    """An http snippet with a server beside tpgen's on 0.0.0.0:80."""
+    return {"http": f"{before}server {{ listen 0.0.0.0:80; server_name {names}; }}"}
+
+
+def _short_names(count: int) -> str:
+    return " ".join(f"n{index}" for index in range(count))  # each 16 bytes of a bucket
+
+
+NAMES_CASES: list[tuple[dict[str, str], bool]] = [
+    (_on_80(A46), TAKEN),  # the bucket's 64 bytes exactly
+    (_on_80(A47), REFUSED),  # one byte over
+    ({"http": f"server {{ listen 127.0.0.1:19570; server_name {A47}; }}"}, TAKEN),  # alone
+    ({"http": f"server {{ listen 127.0.0.1:19571 default_server; server_name {A47}; }}"}, TAKEN),
+    ({"http": f"server {{ listen 127.0.0.1:19572; server_name ~^(?<h>.+)$ {A47}; }}"}, REFUSED),
+    ({"http": f"server {{ listen 127.0.0.1:19573; server_name ~^.+$ {A47}; }}"}, TAKEN),
+    ({"http": f"server {{ server_name {A47}; }}"}, REFUSED),  # no listen: *:80 under root
+    ({"server": f"server_name {A47};"}, TAKEN),  # tpgen's server alone on its address
+    ({"server": f"server_name {A47};", "http": "server { listen 0.0.0.0:80; }"}, REFUSED),
+    (_on_80(A47, "server_names_hash_bucket_size 128; "), TAKEN),
+    (_on_80(A110, "server_names_hash_bucket_size 128; "), TAKEN),
+    (_on_80(A111, "server_names_hash_bucket_size 128; "), REFUSED),
+    (_on_80(A110, "server_names_hash_bucket_size 65; "), TAKEN),  # rounded up to 128
+    (_on_80(A111, "server_names_hash_bucket_size 256; "), TAKEN),
+    # A wildcard's labels are the keys, each of its own hash.
+    (_on_80(f"*.{'a' * 46}.{'b' * 46}"), TAKEN),
+    (_on_80(f"*.{'a' * 47}.net"), REFUSED),
+    (_on_80(f"{'a' * 47}.example.*"), REFUSED),
+    (_on_80(f"www.{'a' * 46}.*"), TAKEN),
+    # .example.com takes example.com too: the exact name after it is ignored, not hashed.
+    (_on_80(f".{A47} {A47}"), TAKEN),
+    (_on_80(f"{A47} .{A47}"), REFUSED),
+    (_on_80("a*b"), REFUSED),
+    ({"http": "server { listen 127.0.0.1:19574; server_name a*b; }"}, TAKEN),
+    # Past max_size nginx only warns, and refuses a bucket past 65472 bytes: with tpgen's _,
+    # 4091 names of 16 bytes fill one bucket to 65464 after its pointer.
+    (_on_80(_short_names(4090), "server_names_hash_max_size 1; "), TAKEN),
+    (_on_80(_short_names(4091), "server_names_hash_max_size 1; "), REFUSED),
+    (_on_80(_short_names(4091)), TAKEN),  # 512 buckets
+    ({"http": "server_names_hash_max_size 0; server { listen 0.0.0.0:80; }"}, REFUSED),
+    ({"http": "server_names_hash_max_size 0;"}, TAKEN),  # no address hashes names
+]
+# Two certificates: tpgen's two servers share 0.0.0.0:443 and tpgen sets a bucket of 128 for
+# its 47-character name.
+TLS_NAMES = {
+    "listen": [{"port": 443, "tls": True}],
+    "tls": {
+        "certificates": [
+            {"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"},
+            {"cert": "/etc/nginx/tls/b.crt", "key": "/etc/nginx/tls/b.key", "server_names": [A47]},
+        ]
+    },
+}
+TLS_NAMES_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"server": f"server_name {A110};"}, TAKEN),
+    ({"server": f"server_name {A111};"}, REFUSED),
+]
+
 
 def _with(
     tmp_path: Path, snippets: dict[str, str], **sections: object
@@ -163,24 +229,36 @@ def _with(
     return node, make_plan(node, "s.yaml"), paths
 
 
-@pytest.mark.parametrize(("cases", "sections"), [(MERGE_CASES, {}), (TLS_CASES, TLS)])
+@pytest.mark.parametrize(
+    ("cases", "sections"),
+    [(MERGE_CASES, {}), (TLS_CASES, TLS), (NAMES_CASES, {}), (TLS_NAMES_CASES, TLS_NAMES)],
+    ids=["merges", "tls", "names", "tls-names"],
+)
 def test_tpgen_refuses_a_merge_where_the_real_nginx_does(
     nginx_binary: str,
     tmp_path: Path,
     cases: list[tuple[dict[str, str], bool]],
     sections: dict[str, object],
 ) -> None:
+    assert merge_disagreements(nginx_binary, tmp_path, cases, sections) == []
+
+
+def merge_disagreements(
+    nginx: str, root: Path, cases: list[tuple[dict[str, str], bool]], sections: dict[str, object]
+) -> list[tuple[dict[str, str], list[str]]]:
+    """The cases where tpgen's verdict is not the ``nginx`` binary's (each case's expected
+    verdict is asserted to be nginx's first)."""
     wrong = []
     for index, (snippets, nginx_refuses) in enumerate(cases):
-        case = tmp_path / str(index)
+        case = root / str(index)
         case.mkdir()
         node, plan, paths = _with(case, snippets, **sections)
-        said = check_plan(plan, nginx=nginx_binary)
+        said = check_plan(plan, nginx=nginx)
         assert said.ok != nginx_refuses, (snippets, said.output)
         refused = extra_file_problems(node, paths)
         if bool(refused) != nginx_refuses:
             wrong.append((snippets, [item.message for item in refused]))
-    assert wrong == []
+    return wrong
 
 
 def test_a_refusal_names_the_snippet_directive_nearest_the_block_and_the_fix(
@@ -211,3 +289,28 @@ def test_tpgen_s_own_settings_alone_are_never_blamed_on_a_snippet() -> None:
 )
 def test_sizes_are_shown_as_nginx_reads_them(value: int, shown: str) -> None:
     assert shown_size(value) == shown
+
+
+def test_a_server_name_nginx_cannot_hash_is_refused_with_the_size_to_set(tmp_path: Path) -> None:
+    node, _, paths = _with(tmp_path, _on_80(f"a.net {A47}", "server_names_hash_max_size 1;\n"))
+    (found,) = extra_file_problems(node, paths)
+    assert found.message == (
+        f"{tmp_path}/http.conf line 2: server_name: names '{A47}' (47 characters) on "
+        "0.0.0.0:80, where nginx hashes the names of the address's 2 servers; the name takes "
+        "72 bytes of a hash bucket with the pointer that ends it, more than "
+        "server_names_hash_bucket_size 64 holds (nginx: could not build server_names_hash, you "
+        "should increase server_names_hash_bucket_size: 64): add server_names_hash_bucket_size "
+        "128; to an extra.http snippet"
+    )
+    (tmp_path / "m").mkdir()
+    node, _, paths = _with(
+        tmp_path / "m", _on_80(_short_names(4091), "server_names_hash_max_size 1; ")
+    )
+    (found,) = extra_file_problems(node, paths)
+    assert found.message.endswith(
+        "server_names_hash_max_size: is too small for the server names on 0.0.0.0:80, where "
+        "nginx hashes the names of the address's 2 servers: nginx spreads the 4092 names over "
+        "at most server_names_hash_max_size 1 buckets, and a bucket would pass 65472 bytes "
+        "(nginx: could not build server_names_hash, you should increase "
+        "server_names_hash_max_size: 1): raise it to 512"
+    )

@@ -36,6 +36,7 @@ from .nginx_tables import (
     value_disagreements,
 )
 from .specs import spec
+from .test_merged import NAMES_CASES, TLS_NAMES, TLS_NAMES_CASES, merge_disagreements
 
 pytestmark = pytest.mark.containers
 IMAGE = "tpgen-nginx:trixie"
@@ -62,6 +63,19 @@ def trixie_nginx(tmp_path_factory: pytest.TempPathFactory) -> str:
     )
     wrapper.chmod(0o755)
     return str(wrapper)
+
+
+@pytest.mark.parametrize(
+    ("cases", "sections"), [(NAMES_CASES, {}), (TLS_NAMES_CASES, TLS_NAMES)], ids=["names", "tls"]
+)
+def test_tpgen_refuses_server_names_nginx_1_26_cannot_hash(
+    trixie_nginx: str,
+    tmp_path: Path,
+    cases: list[tuple[dict[str, str], bool]],
+    sections: dict[str, object],
+) -> None:
+    """As tests/test_merged.py does with the host's nginx 1.22."""
+    assert merge_disagreements(trixie_nginx, tmp_path, cases, sections) == []
 
 
 def test_there_are_goldens_for_nginx_1_26() -> None:

@@ -8,7 +8,8 @@ the snippet's directive that set one of the values (the one set nearest the bloc
 fails); ssl_verify_client without the CAs in a server with a certificate
 (ngx_http_ssl_merge_srv_conf). In the order nginx reads the files: an access_log that names a
 log format defined only further down (ngx_http_log_set_log looks it up as it reads), and the
-shared memory zones every module declares in one list (ngx_shared_memory_add).
+shared memory zones every module declares in one list (ngx_shared_memory_add). The server
+names of each listen address nginx hashes: spec/merged_names.py.
 
 nginx's defaults here are those of a 64-bit machine with 4 KiB pages (ngx_pagesize; 64 ×
 sizeof(void *)): x86-64 and the usual arm64 kernels.
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 from tpgen.spec.directive_values import PAGE_SIZE, number, size
 from tpgen.spec.directives import declared_zone
+from tpgen.spec.merged_names import names_hash_refusals
 from tpgen.spec.nginx_syntax import Directive, with_snippets
 from tpgen.spec.nginx_table import Version
 
@@ -57,6 +59,7 @@ def whole_config_refusals(
         *merge_refusals(config, snippets, version),
         *late_log_formats(config, snippets),
         *zone_refusals(config, snippets),
+        *names_hash_refusals(config, snippets, version),
     )
 
 

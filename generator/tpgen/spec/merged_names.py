@@ -1,0 +1,250 @@
+"""What nginx refuses of the server names of the whole config, tpgen's servers and the
+snippets' together (ngx_http_optimize_servers, src/http/ngx_http.c, alike in nginx 1.22 to
+1.31): on each listen address that has more than one server, or whose default server has a
+regex name with captures, nginx hashes the names of the address's servers
+(spec/names_hash.py) with the http block's server_names_hash_bucket_size and
+server_names_hash_max_size. A refusal names the snippet's server_name (or its setting of
+the size nginx needs more of) and the value that fixes it.
+
+Addresses are merged as for the listen rules (handlers_listen.listen_addresses); a listen of a
+host name, which nginx resolves as it loads the config, is on no address known here, and
+neither is a name of $hostname (the node's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from tpgen.spec.directive_values import number
+from tpgen.spec.handlers_listen import Address, Listen, Server, listen_addresses, server_listens
+from tpgen.spec.names_hash import (
+    CACHE_LINE,
+    LONGEST_BUCKET,
+    Failure,
+    aligned,
+    bucket_needed,
+    bucket_share,
+    max_size_needed,
+    names_failure,
+)
+from tpgen.spec.nginx_syntax import Directive, with_snippets
+from tpgen.spec.nginx_table import Version
+from tpgen.spec.pcre import compiled
+
+BUCKET = "server_names_hash_bucket_size"
+MAX_SIZE = "server_names_hash_max_size"
+_DEFAULTS = {BUCKET: CACHE_LINE, MAX_SIZE: 512}  # ngx_http_core_init_main_conf
+# A server without a listen is on *:80 when nginx runs as root, as a node's master does
+# (ngx_http_core_merge_srv_conf; *:8000 otherwise).
+_NO_LISTEN = Directive("listen", ("*:80",), 0)
+
+
+@dataclass(frozen=True)
+class _Name:
+    """A server name, the server_name that gives it (None: nginx's "" for a server without
+    one), and whether a snippet wrote it."""
+
+    text: str
+    directive: Directive | None
+    from_snippet: bool
+
+
+@dataclass(frozen=True)
+class _Server:
+    listens: tuple[Listen, ...]
+    names: tuple[_Name, ...]
+    captures: bool  # its last regex name has captures (cscf->captures)
+
+
+@dataclass(frozen=True)
+class _Size:
+    """A size of the http block: its value, and the directive that sets it (None: unset)
+    with whether a snippet wrote it."""
+
+    name: str
+    value: int
+    directive: Directive | None = None
+    from_snippet: bool = False
+
+
+def names_hash_refusals(
+    config: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]], version: Version
+) -> list[tuple[Directive, str]]:
+    """(snippet directive, why) for each address whose server names nginx cannot hash."""
+    http = next(
+        (
+            list(with_snippets(d.block, snippets, mine))
+            for d, mine in with_snippets(config, snippets, False)
+            if d.name == "http" and d.block is not None
+        ),
+        [],
+    )
+    sizes = (_size(http, BUCKET), _size(http, MAX_SIZE))
+    if sizes[0] is None or sizes[1] is None:
+        return []  # a value nginx's own parser refuses, said elsewhere
+    servers = [
+        _server(d.block, snippets, mine, version)
+        for d, mine in http
+        if d.name == "server" and d.block is not None
+    ]
+    found = []
+    for address in listen_addresses([Server(s.listens, False, False, True) for s in servers]):
+        on = [servers[index] for index in address.servers]
+        if len(on) > 1 or _default(address, on).captures:
+            refused = _refusal(address.text, on, (sizes[0], sizes[1]))
+            found += [refused] if refused is not None else []
+    return found
+
+
+def _size(http: Sequence[tuple[Directive, bool]], name: str) -> _Size | None:
+    directive, mine = next(((d, mine) for d, mine in http if d.name == name), (None, False))
+    if directive is None:
+        return _Size(name, _DEFAULTS[name])
+    value = number(directive.args[0]) if len(directive.args) == 1 else None
+    return None if value is None else _Size(name, value, directive, mine)
+
+
+def _server(
+    block: tuple[Directive, ...],
+    snippets: Mapping[str, tuple[Directive, ...]],
+    from_snippet: bool,
+    version: Version,
+) -> _Server:
+    own = list(with_snippets(block, snippets, from_snippet))
+    listens = [(d, mine) for d, mine in own if d.name == "listen"] or [(_NO_LISTEN, from_snippet)]
+    names: list[_Name] = []
+    captures = False
+    for directive, mine in own:
+        for word in directive.args if directive.name == "server_name" else ():
+            if word.startswith("~"):
+                captures = _captures(word[1:])
+            elif word.lower() != "$hostname":
+                names.append(_Name(word, directive, mine))
+    return _Server(
+        tuple(item for d, mine in listens for item in server_listens([d], version, tpgen=not mine)),
+        tuple(names) or (_Name("", None, from_snippet),),
+        captures,
+    )
+
+
+def _captures(pattern: str) -> bool:
+    found = compiled(pattern, caseless=any("A" <= char <= "Z" for char in pattern))
+    # Without the PCRE library, the hash nginx may build is taken as built.
+    return found is None or found.captures > 0
+
+
+def _default(address: Address, on: Sequence[_Server]) -> _Server:
+    """The address's default server: the one with default_server, or the first."""
+    return next((s for s in on if any(item is address.default for item in s.listens)), on[0])
+
+
+def _refusal(
+    address: str, on: Sequence[_Server], sizes: tuple[_Size, _Size]
+) -> tuple[Directive, str] | None:
+    names = [name for server in on for name in server.names]
+    texts = [name.text for name in names]
+    bucket, max_size = sizes
+    failure = names_failure(texts, bucket.value, max_size.value)
+    if failure is None:
+        return None
+    where = (
+        f"on {address}, where nginx hashes the names of the address's {len(on)} servers"
+        if len(on) > 1
+        else f"on {address}, where nginx hashes the names: its server has a regex with captures"
+    )
+    origin = next((name for name in names if name.text == failure.name), None)
+    if failure.kind == "invalid" and origin is not None:
+        return _invalid(origin, address)
+    if failure.kind == "bucket" and origin is not None:
+        return _too_long(origin, failure, where, (bucket, bucket_needed(texts)))
+    if failure.kind == "too large":
+        return _too_large(bucket)
+    needed = max_size_needed(texts, bucket.value, max_size.value)
+    mine = [name for name in names if name.from_snippet and name.directive is not None]
+    count = len({text.lower() for text in texts})
+    return _too_many(max_size, mine[-1] if mine else None, (where, count, needed))
+
+
+def _invalid(origin: _Name, address: str) -> tuple[Directive, str] | None:
+    if origin.directive is None or not origin.from_snippet:
+        return None
+    return origin.directive, (
+        f"has {origin.text!r}, which nginx cannot hash with the other names on {address}: a * "
+        f'belongs only in a wildcard, and a name has no ".." (nginx: invalid server name or '
+        f'wildcard "{origin.text}" on {address}): a wildcard is *.example.com, .example.com '
+        "or www.example.*"
+    )
+
+
+def _too_long(
+    origin: _Name, failure: Failure, where: str, bucket: tuple[_Size, int]
+) -> tuple[Directive, str] | None:
+    size, needed = bucket
+    key = failure.key.decode("utf-8", "replace")
+    part = "the name" if key == origin.text.lower() else f"its label {key!r}"
+    said = (
+        f"{part} takes {bucket_share(failure.key) + 8} bytes of a hash bucket with the pointer "
+        f"that ends it, more than {BUCKET} {aligned(size.value, CACHE_LINE)} holds (nginx: "
+        f"could not build server_names_hash, you should increase {BUCKET}: "
+        f"{aligned(size.value, CACHE_LINE)})"
+    )
+    if origin.from_snippet and origin.directive is not None:
+        named = f"names {origin.text!r} ({len(origin.text)} characters) {where}; "
+        return origin.directive, named + said + ": " + _bucket_fix(size, needed)
+    if size.from_snippet and size.directive is not None:
+        named = f"is too small for the server name {origin.text!r} {where}: "
+        return size.directive, named + said + f": raise it to {needed}"
+    return None
+
+
+def _bucket_fix(size: _Size, needed: int) -> str:
+    if size.directive is not None and not size.from_snippet:
+        longest = aligned(size.value, CACHE_LINE) - 18
+        return (
+            f"tpgen's config sets {BUCKET} for its own names, and nginx takes it once: shorten "
+            f"the name (a wildcard: each label) to {longest} characters or fewer"
+        )
+    if needed > LONGEST_BUCKET:
+        return f"shorten the name: no bucket holds it ({BUCKET} is at most {LONGEST_BUCKET})"
+    return _set(size, needed)
+
+
+def _set(size: _Size, value: int) -> str:
+    if size.directive is None:
+        return f"add {size.name} {value}; to an extra.http snippet"
+    return f"raise {size.name} to {value}"
+
+
+def _too_large(bucket: _Size) -> tuple[Directive, str] | None:
+    if bucket.directive is None or not bucket.from_snippet:
+        return None
+    return bucket.directive, (
+        f"is larger than a bucket nginx can build, {LONGEST_BUCKET} bytes, once rounded up to "
+        f"a cache line ({aligned(bucket.value, CACHE_LINE)}) (nginx: could not build "
+        f"server_names_hash, too large {BUCKET}: {aligned(bucket.value, CACHE_LINE)}): set it "
+        f"to {LONGEST_BUCKET} or less"
+    )
+
+
+def _too_many(
+    max_size: _Size, last: _Name | None, said: tuple[str, int, int | None]
+) -> tuple[Directive, str] | None:
+    where, count, needed = said
+    spread = (
+        f"nginx spreads the {count} names over at most {MAX_SIZE} {max_size.value} buckets, "
+        f"and a bucket would pass {LONGEST_BUCKET} bytes"
+        if max_size.value
+        else f"{MAX_SIZE} 0 leaves nginx no bucket for the {count} names"
+    )
+    why = (
+        f"{spread} (nginx: could not build server_names_hash, you should increase {MAX_SIZE}: "
+        f"{max_size.value})"
+    )
+    fix = f"raise it to {needed}" if needed else "name fewer servers on the address"
+    if max_size.directive is not None and max_size.from_snippet:
+        return max_size.directive, f"is too small for the server names {where}: {why}: {fix}"
+    if last is None or last.directive is None:
+        return None
+    fix = _set(max_size, needed) if needed else "name fewer servers on the address"
+    return last.directive, f"adds server names {where}; {why}: {fix}"
