@@ -24,6 +24,7 @@ from tpgen.render import render_config
 from tpgen.spec.directives import Target, defined_variables, refusals
 from tpgen.spec.edge import version_tuple
 from tpgen.spec.load import spec_from_mapping
+from tpgen.spec.names_hash import names_failure
 from tpgen.spec.nginx_syntax import parse
 from tpgen.spec.snippets import snippet_problems
 
@@ -393,5 +394,37 @@ def test_any_server_name_the_spec_takes_fits_nginx_s_hash(
     plan = make_plan(spec_from_mapping(data, "names.yaml"), "names.yaml")
     written = plan.server_names_hash_bucket_size
     assert (written.value if written else None) == bucket
+    result = check_plan(plan, nginx=nginx_binary)
+    assert result.ok, result.output
+
+
+def test_the_most_names_a_spec_gives_an_address_fit_tpgen_s_bucket_and_nginx_s_max_size(
+    nginx_binary: str,
+) -> None:
+    """All of tpgen's content servers share its listens, so nginx hashes their names together:
+    16 certificates of 64 names of 253 characters (wildcards among them) fit the bucket the
+    plan sets and nginx's default server_names_hash_max_size, 512."""
+    certificates = [
+        {
+            "cert": f"/etc/nginx/tls/{index}.crt",
+            "key": f"/etc/nginx/tls/{index}.key",
+            "server_names": [
+                f"*.{index:02}{name:02}{LONG_NAME[6:]}"
+                if name % 2
+                else f"{index:02}{name:02}{LONG_NAME[4:]}"
+                for name in range(64)
+            ],
+        }
+        for index in range(16)
+    ]
+    data = spec(
+        listen=[{"address": "*", "port": 443, "tls": True}], tls={"certificates": certificates}
+    )
+    plan = make_plan(spec_from_mapping(data, "names.yaml"), "names.yaml")
+    names = [name for server in plan.servers for name in server.names]
+    assert len(set(names)) == 16 * 64
+    bucket = plan.server_names_hash_bucket_size
+    assert bucket is not None
+    assert names_failure(names, bucket.value, 512) is None
     result = check_plan(plan, nginx=nginx_binary)
     assert result.ok, result.output
