@@ -195,6 +195,10 @@ NAMES_CASES: list[tuple[dict[str, str], bool]] = [
     (_on_80(_short_names(4091)), TAKEN),  # 512 buckets
     ({"http": "server_names_hash_max_size 0; server { listen 0.0.0.0:80; }"}, REFUSED),
     ({"http": "server_names_hash_max_size 0;"}, TAKEN),  # no address hashes names
+    # The bucket as set, rounded up to a cache line: 0 holds no name, 65472 is the most.
+    ({"http": "server_names_hash_bucket_size 0; server { listen 0.0.0.0:80; }"}, REFUSED),
+    ({"http": "server_names_hash_bucket_size 65473; server { listen 0.0.0.0:80; }"}, REFUSED),
+    ({"http": "server_names_hash_bucket_size 65472; server { listen 0.0.0.0:80; }"}, TAKEN),
 ]
 # Two certificates: tpgen's two servers share 0.0.0.0:443 and tpgen sets a bucket of 128 for
 # its 47-character name.

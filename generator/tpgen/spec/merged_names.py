@@ -193,7 +193,8 @@ def _too_long(
         named = f"names {origin.text!r} ({len(origin.text)} characters) {where}; "
         return origin.directive, named + said + ": " + _bucket_fix(size, needed)
     if size.from_snippet and size.directive is not None:
-        named = f"is too small for the server name {origin.text!r} {where}: "
+        shown = repr(origin.text) if origin.text else "'' (a server's without server_name)"
+        named = f"is too small for the server name {shown} {where}: "
         return size.directive, named + said + f": raise it to {needed}"
     return None
 
