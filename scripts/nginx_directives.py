@@ -5,13 +5,13 @@ For every nginx release from tpgen's oldest supported one on, each module's comm
 (``ngx_command_t``): the directive's name, the contexts it is allowed in, the arguments it
 takes, whether a second one in the same block is refused ("is duplicate"), the value its
 handler parses (a standard slot, or a handler spec/directive_handlers.py ports) and the check
-its post handler adds; and the HTTP variables the modules define (a prefix one, like http_,
-stands for every name it starts) and whether a config may define one again. Each names its
-source file, and per source file the ways configure builds it (auto/modules, and on Linux
-auto/os/linux and auto/threads): the condition on configure's switches, the link (static or
-dynamic) and the module a dynamic build names its .so after; with auto/options' switches
-(option -> the switches it sets) and their defaults, so that tpgen reads from a build's
-configure arguments which modules it has.
+its post handler adds; and the HTTP and the stream variables the modules define (a prefix
+one, like http_, stands for every name it starts) and whether a config may define one
+again. Each names its source file, and per source file the ways configure builds it
+(auto/modules, and on Linux auto/os/linux and auto/threads): the condition on configure's
+switches, the link (static or dynamic) and the module a dynamic build names its .so after;
+with auto/options' switches (option -> the switches it sets) and their defaults, so that
+tpgen reads from a build's configure arguments which modules it has.
 Versions where an entry is the same are merged into ranges.
 
     ./scripts/nginx_directives.py NGINX_GIT_DIR > generator/tpgen/data/nginx-directives.json
@@ -49,7 +49,7 @@ SCRIPTING = re.compile(
     r"|set_complex_value|set_predicate_slot|log_compile_format|ngx_conf_set_keyval_slot"
 )
 # Compiling a regex defines its named captures: it looks no variable up.
-DEFINING_ONLY = frozenset({"ngx_http_regex_compile"})
+DEFINING_ONLY = frozenset({"ngx_http_regex_compile", "ngx_stream_regex_compile"})
 FUNCTION = re.compile(r"^(\w+)\([^;{]*?\)\n\{\n(.*?)\n\}", re.M | re.S)
 CALL = re.compile(r"\b(\w+)\(")
 DELEGATE = re.compile(r"^    rv = (\w+)\(cf, cmd, conf\);$", re.M)
@@ -152,10 +152,21 @@ MODULE = re.compile(
     r"ngx_module_t\s+\w+\s*=\s*\{\s*NGX_MODULE_V1\s*,\s*[^,]+,\s*(\w+)\s*,\s*(NGX_\w+_MODULE)\s*,",
     re.S,
 )
-VARIABLES = re.compile(r"ngx_http_variable_t\s+\w+\[\]\s*=\s*\{(.*?)\n\};", re.S)
+# Per family of modules (src/http, src/stream), the variables' tables and the names added one
+# by one; each family has variables of its own (a stream config has no $uri).
+VARIABLE_FAMILIES = ("http", "stream")
 VARIABLE = re.compile(r'\{\s*ngx_string\("([^"]+)"\)([^}]*)\}', re.S)
 FIXED_NAME = re.compile(r'ngx_str_t\s+(\w+)\s*=\s*ngx_string\("([^"]+)"\)')
-ADDED = re.compile(r"ngx_http_add_variable\(cf,\s*&(\w+)\s*,\s*([^)]*)\)")
+
+
+def _tables(family: str) -> re.Pattern[str]:
+    return re.compile(rf"ngx_{family}_variable_t\s+\w+\[\]\s*=\s*\{{(.*?)\n\}};", re.S)
+
+
+def _added(family: str) -> re.Pattern[str]:
+    return re.compile(rf"ngx_{family}_add_variable\(cf,\s*&(\w+)\s*,\s*([^)]*)\)")
+
+
 # A condition that reads the arguments or an "off" state: a repeat it refuses is not every one.
 ARGUMENT_TEST = re.compile(r"value\[|ngx_str\w*cmp|cf->args|==\s*(?:0|NULL)\b")
 BODY_INDENT = 4
@@ -460,26 +471,29 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
                 )
 
 
-def variables(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
-    """HTTP variables nginx's modules define: their tables (ngx_http_variable_t) and the
-    fixed names they add one by one (ngx_http_add_variable of a static ngx_str_t); and
-    whether a config may define one again (set, map, a named capture: "changeable")."""
+def variables(texts: dict[str, str], family: str) -> Iterator[tuple[str, dict[str, object]]]:
+    """The variables the modules of ``family`` (http, stream) define: their tables
+    (ngx_http_variable_t) and the fixed names they add one by one (ngx_http_add_variable of a
+    static ngx_str_t); and whether a config may define one again (set, map, a named capture:
+    "changeable")."""
+    tables, added = _tables(family), _added(family)
     for path, text in texts.items():
-        if not path.startswith("src/http/"):
+        if not path.startswith(f"src/{family}/"):
             continue
-        for body in VARIABLES.findall(text):
+        for body in tables.findall(text):
             for name, flags in VARIABLE.findall(body):
-                yield name, _variable_flags(flags, path)
+                yield name, _variable_flags(flags, path, family)
         fixed = dict(FIXED_NAME.findall(text))
-        for symbol, flags in ADDED.findall(text):
+        for symbol, flags in added.findall(text):
             if symbol in fixed:
-                yield fixed[symbol], _variable_flags(flags, path)
+                yield fixed[symbol], _variable_flags(flags, path, family)
 
 
-def _variable_flags(flags: str, path: str) -> dict[str, object]:
+def _variable_flags(flags: str, path: str, family: str) -> dict[str, object]:
+    mark = f"NGX_{family.upper()}_VAR_"
     return {
-        "prefix": "NGX_HTTP_VAR_PREFIX" in flags,
-        "changeable": "NGX_HTTP_VAR_CHANGEABLE" in flags,
+        "prefix": f"{mark}PREFIX" in flags,
+        "changeable": f"{mark}CHANGEABLE" in flags,
         "source": path,
     }
 
@@ -755,6 +769,11 @@ def build_entries(git_dir: str, tag: str, used: set[str]) -> list[tuple[str, str
     ]
 
 
+def _variable_kind(family: str) -> str:
+    """The table's key of a family's variables (http's are "variables", as they came first)."""
+    return "variables" if family == "http" else f"{family}_variables"
+
+
 def main(git_dir: str) -> int:
     tags = version_tags(git_dir)
     # (name, entry) -> indexes of the tags that have it
@@ -762,7 +781,8 @@ def main(git_dir: str) -> int:
     for index, (_, tag) in enumerate(tags):
         texts = sources(git_dir, tag)
         found: list[tuple[str, str, object]] = [("directives", *item) for item in entries(texts)]
-        found += [("variables", *item) for item in variables(texts)]
+        for family in VARIABLE_FAMILIES:
+            found += [(_variable_kind(family), *item) for item in variables(texts, family)]
         used = {str(entry["source"]) for _, _, entry in found if isinstance(entry, dict)}
         found += build_entries(git_dir, tag, used)
         for kind, name, entry in found:
@@ -770,7 +790,7 @@ def main(git_dir: str) -> int:
             indexes = present.setdefault(key, [])
             if not indexes or indexes[-1] != index:
                 indexes.append(index)
-    kinds = ("directives", "variables", "builds", "options", "defaults")
+    kinds = ("directives", "variables", "stream_variables", "builds", "options", "defaults")
     table: dict[str, dict[str, list[dict[str, object]]]] = {kind: {} for kind in kinds}
     for (kind, name, entry), indexes in sorted(present.items()):
         for first, last in _runs(indexes):

@@ -16,8 +16,9 @@ from tpgen.spec.directives import (
     Target,
     commands,
     defined_names,
+    defined_variables,
     directive_names,
-    http_variables,
+    module_variables,
     refusals,
 )
 from tpgen.spec.directives import present as directive_present
@@ -123,10 +124,36 @@ def directive_cases(version: Version) -> list[tuple[str, str, str]]:
     return cases
 
 
-def variable_cases(version: Version) -> list[str]:
-    """Each HTTP variable the table gives ``version`` (a prefix one with a name after it)."""
-    names, prefixes = http_variables(version)
+def variable_cases(version: Version, family: str = "http") -> list[str]:
+    """Each variable of ``family`` (http, stream) the table gives ``version`` (a prefix one
+    with a name after it)."""
+    names, prefixes = module_variables(version, family)
     return sorted(names) + [f"{prefix}x" for prefix in prefixes]
+
+
+def _variable_use(name: str, family: str) -> tuple[str, str]:
+    """(context, line) of a reference to the variable where ``family``'s modules read it."""
+    if family == "stream":
+        return (
+            "main",
+            f"{STREAM} stream {{ server {{ listen 127.0.0.1:19999; return ${name}; }} }}\n",
+        )
+    return "location", f"return 200 ${name};\n"
+
+
+def lacked_stream_variables(build: Build) -> set[str]:
+    """The stream variables tpgen refuses for a module the build lacks, its stream loaded."""
+    target = Target(
+        build.version, defined=frozenset(), build=build.with_loaded([STREAM.split()[1][:-1]])
+    )
+    return {
+        name
+        for name in variable_cases(build.version, "stream")
+        if any(
+            _LACKED in why
+            for _, why in refusals(parse(_variable_use(name, "stream")[1]), "main", target)
+        )
+    }
 
 
 def write_configs(root: Path, configs: list[tuple[str, str]]) -> list[Path]:
@@ -238,10 +265,10 @@ def directive_disagreements(
     return lacking, wrong
 
 
-def unknown_variables(run: Runner, root: Path, version: Version) -> list[str]:
-    """The table's variables this nginx refuses a reference to."""
-    used = variable_cases(version)
-    said = run(write_configs(root, [("location", f"return 200 ${name};\n") for name in used]))
+def unknown_variables(run: Runner, root: Path, version: Version, family: str = "http") -> list[str]:
+    """The table's variables of ``family`` this nginx refuses a reference to."""
+    used = variable_cases(version, family)
+    said = run(write_configs(root, [_variable_use(name, family) for name in used]))
     return [name for name, nginx_said in zip(used, said, strict=True) if nginx_said != TAKEN]
 
 
@@ -451,6 +478,43 @@ HANDLER_CASES = [
     ("main", f"{STREAM} stream {{ upstream u {{ server [::1]; }} }}"),
     ("main", f"{STREAM} stream {{ upstream u {{ }} }}"),
     ("main", f"{STREAM} stream {{ upstream u {{ server 127.0.0.1:8080 backup; }} }}"),
+    # Stream's variables are its own (ngx_stream_variables.c and its modules'): a name http
+    # has, or one a newer nginx brings ($server_name 1.25.5, $proxy_protocol_tlv_ 1.23.2).
+    *(
+        ("main", f"{STREAM} stream {{ {body} }}")
+        for body in (
+            "server { listen 127.0.0.1:19999; return $remote_addr:$remote_port; }",
+            "server { listen 127.0.0.1:19999; return $uri; }",
+            "server { listen 127.0.0.1:19999; return $arg_x; }",
+            "server { listen 127.0.0.1:19999; return $server_name; }",
+            "server { listen 127.0.0.1:19999; return $proxy_protocol_tlv_alpn; }",
+            "server { listen 127.0.0.1:19999; return $Upstream_Addr$ssl_preread_server_name; }",
+            "server { listen 127.0.0.1:19999; proxy_pass $upstream; }",
+            "server { listen 127.0.0.1:19999; proxy_pass $m; } map $remote_addr $m { }",
+            "server { listen 127.0.0.1:19999; set $x 1; return $x; }",
+            "server { listen 127.0.0.1:19999; set $x $request_uri; return 1; }",
+            "server { listen 127.0.0.1:19999; set $remote_addr 1; return 1; }",
+            "server { listen 127.0.0.1:19999; set $ssl_cipher 1; return 1; }",
+            "map $nothing $m { }",
+            "map $remote_addr $bytes_sent { }",
+            "map $remote_addr $m { ~^(?<first>[0-9]+) $first; } "
+            "server { listen 127.0.0.1:19999; return $first$m; }",
+            "geo $g { default 1; } split_clients $remote_addr $s { * a; } "
+            "server { listen 127.0.0.1:19999; return $g$s; }",
+            "log_format f '$remote_addr $status $request';",
+            "log_format f '$remote_addr $status $session_time';",
+            "server { listen 127.0.0.1:19999; server_name $x; return 1; }",
+        )
+    ),
+    (
+        "main",
+        f"{STREAM} http {{ map $uri $h {{ }} }} "
+        "stream { server { listen 127.0.0.1:19999; return $h; } }",
+    ),
+    (
+        "main",
+        f"{STREAM} stream {{ map $remote_addr $s {{ }} }} http {{ server {{ return 200 $s; }} }}",
+    ),
     ("http", "split_clients $uri $sc { 50% a; * b; }"),
     ("http", "split_clients $uri $sc { 50% a b; * c; }"),
     ("http", "split_clients $uri $sc { * a; 10% b; }"),
@@ -871,7 +935,10 @@ def handler_disagreements(run: Runner, root: Path, version: Version) -> list[tup
     for (context, text), nginx_said in zip(HANDLER_CASES, said, strict=True):
         tree = parse(text + "\n")
         target = Target(
-            version, names=frozenset(defined_names(tree, context)), used=directive_names(tree)
+            version,
+            defined=defined_variables(tree, context),
+            names=frozenset(defined_names(tree, context)),
+            used=directive_names(tree),
         )
         refused = [why for _, why in refusals(tree, context, target)]
         if bool(refused) != (nginx_said != TAKEN):

@@ -19,8 +19,8 @@ from tpgen.spec.directives import (
     commands,
     defined_variables,
     directive_names,
-    http_variables,
     include_sites,
+    module_variables,
     refusals,
 )
 from tpgen.spec.edge import OLDEST_NGINX
@@ -35,6 +35,7 @@ from .nginx_tables import (
     directive_disagreements,
     handler_disagreements,
     lacked_by_build,
+    lacked_stream_variables,
     nginx_version,
     on_host,
     quoted,
@@ -225,7 +226,7 @@ def test_tpgen_s_refusal_comes_first_and_alone() -> None:
 
 def _variables(text: str, defined: str = "", version: tuple[int, ...] = V122) -> list[str]:
     tree = parse(defined + text)
-    target = Target(version, defined=defined_variables(tree, defined + text))
+    target = Target(version, defined=defined_variables(tree, "server"))
     return [reason for _, reason in refusals(parse(text), "server", target)]
 
 
@@ -266,7 +267,7 @@ def test_the_table_spans_every_nginx_tpgen_supports() -> None:
     table = commands()
     assert min(c.since for found in table.values() for c in found) == OLDEST_NGINX
     assert len(table) > 600
-    names, prefixes = http_variables(V122)
+    names, prefixes = module_variables(V122)
     assert {"uri", "request_id", "upstream_cache_status", "gzip_ratio"} <= names
     assert {"http_", "arg_", "cookie_", "sent_http_", "upstream_http_"} <= set(prefixes)
     for name, found in table.items():
@@ -564,6 +565,20 @@ def test_every_variable_of_the_table_is_one_the_real_nginx_knows(
     unknown = unknown_variables(on_host(nginx_binary), tmp_path, version)
     assert [name for name in unknown if not name.startswith(("geoip_", "perl_"))] == []
     assert len(unknown) < 20
+
+
+def test_every_stream_variable_of_the_table_is_one_the_real_nginx_knows(
+    nginx_binary: str, tmp_path: Path
+) -> None:
+    """nginx -t takes a reference in a stream server to each stream variable the table gives
+    this nginx's version, but stream GeoIP's (a module of its own in Debian); and those are
+    the ones tpgen reads the build lacks from its configure arguments (nginx -V)."""
+    version = nginx_version([nginx_binary])
+    unknown = unknown_variables(on_host(nginx_binary), tmp_path, version, "stream")
+    assert [name for name in unknown if not name.startswith("geoip_")] == []
+    assert 0 < len(unknown) < 20
+    build = Build(version, configure_arguments([nginx_binary]))
+    assert lacked_stream_variables(build) == set(unknown)
 
 
 def _line(directive: Directive) -> str:

@@ -126,7 +126,7 @@ def test_tpgen_s_own_config_passes_the_shape_it_checks_snippets_for(case: Path) 
     spec = load_spec_file(case / "spec.yaml")
     config = _render(case)
     tree = parse(config)
-    target = Target(version_tuple(spec.nginx.version), defined=defined_variables(tree, config))
+    target = Target(version_tuple(spec.nginx.version), defined=defined_variables(tree))
     assert [(d.line, d.name, why) for d, why in refusals(tree, "main", target)] == []
 
 

@@ -31,6 +31,7 @@ from .nginx_tables import (
     handler_disagreements,
     in_container,
     lacked_by_build,
+    lacked_stream_variables,
     nginx_version,
     unknown_variables,
     value_disagreements,
@@ -112,6 +113,21 @@ def test_the_directive_tables_say_what_nginx_1_26_says(
     unknown = unknown_variables(in_container(IMAGE), root / "v", version)
     assert [name for name in unknown if not name.startswith(("geoip_", "perl_"))] == []
     assert variables == set(unknown)
+
+
+def test_the_stream_variables_say_what_nginx_1_26_says(
+    trixie_nginx: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """As tests/test_directives.py does with the host's nginx 1.22: a reference in a stream
+    server to each stream variable of 1.26, and what that nginx calls unknown is what tpgen
+    reads its build lacks from its nginx -V."""
+    version = nginx_version([trixie_nginx])
+    root = tmp_path_factory.mktemp("stream_variables")
+    unknown = unknown_variables(in_container(IMAGE), root, version, "stream")
+    assert [name for name in unknown if not name.startswith("geoip_")] == []
+    assert lacked_stream_variables(Build(version, configure_arguments([trixie_nginx]))) == set(
+        unknown
+    )
 
 
 @pytest.fixture

@@ -288,7 +288,7 @@ def test_valid_specs_render_configs_that_nginx_accepts(
     assert result.ok, result.output
     # What nginx takes, tpgen's own reading of nginx (spec/directives.py) takes too.
     tree = parse(config)
-    target = Target(version_tuple(spec.nginx.version), defined=defined_variables(tree, config))
+    target = Target(version_tuple(spec.nginx.version), defined=defined_variables(tree))
     assert [(d.line, d.name, why) for d, why in refusals(tree, "main", target)] == []
 
 

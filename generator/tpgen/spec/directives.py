@@ -64,6 +64,7 @@ DEFINES = {
 HTTP_CONTEXTS = frozenset(
     {"http", "server", "location", "upstream", "server_if", "location_if", "limit_except"}
 )
+STREAM_CONTEXTS = frozenset({"stream", "stream_server", "stream_upstream"})
 # A reference nginx's script compiler reads: $name or ${name} ($1…$9 are regex captures).
 _REFERENCE = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # Named captures of a PCRE regex become variables wherever the regex is.
@@ -149,37 +150,58 @@ def commands() -> dict[str, tuple[Command, ...]]:
     }
 
 
+# Each family of modules has variables of its own (a stream config has no $uri): the table's
+# key of its variables.
+VARIABLE_KINDS = {"http": "variables", "stream": "stream_variables"}
+
+
+def variable_family(context: str) -> str | None:
+    """Whose variables a block's directives name: http's, stream's, or none (main, mail)."""
+    if context in HTTP_CONTEXTS:
+        return "http"
+    return "stream" if context in STREAM_CONTEXTS else None
+
+
 @cache
-def http_variables(version: Version) -> tuple[frozenset[str], tuple[str, ...]]:
-    """The HTTP variables nginx's modules define in ``version``: whole names, and prefixes
-    (http_, arg_, …) that stand for every name they start."""
+def _variable_entries(version: Version, family: str) -> tuple[tuple[str, Any], ...]:
+    """(name, entry) of each variable of ``family``'s modules in ``version``."""
+    return tuple(
+        (name, entry)
+        for name, entries in table()[VARIABLE_KINDS[family]].items()
+        for entry in entries
+        if in_version(entry, version)
+    )
+
+
+@cache
+def module_variables(
+    version: Version, family: str = "http"
+) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The variables ``family``'s modules (http, stream) define in ``version``: whole names,
+    and prefixes (http_, arg_, …) that stand for every name they start."""
     names: set[str] = set()
     prefixes: set[str] = set()
-    for name, entries in table()["variables"].items():
-        for entry in entries:
-            if in_version(entry, version):
-                (prefixes if entry["prefix"] else names).add(name)
+    for name, entry in _variable_entries(version, family):
+        (prefixes if entry["prefix"] else names).add(name)
     return frozenset(names), tuple(sorted(prefixes))
 
 
 @cache
-def variable_sources(version: Version) -> dict[str, frozenset[str]]:
-    """The source files that define each HTTP variable (a prefix one by its prefix) in
-    ``version``: a build has the variable where it has one of their modules."""
+def variable_sources(version: Version, family: str = "http") -> dict[str, frozenset[str]]:
+    """The source files that define each variable of ``family`` (a prefix one by its prefix)
+    in ``version``: a build has the variable where it has one of their modules."""
     found: dict[str, set[str]] = {}
-    for name, entries in table()["variables"].items():
-        for entry in entries:
-            if in_version(entry, version):
-                found.setdefault(name, set()).add(entry["source"])
+    for name, entry in _variable_entries(version, family):
+        found.setdefault(name, set()).add(entry["source"])
     return {name: frozenset(sources) for name, sources in found.items()}
 
 
-def _lacked_variable(name: str, target: Target) -> str | None:
+def _lacked_variable(name: str, target: Target, family: str) -> str | None:
     """Why the target's build has no module that defines the variable (by its whole name or
     its prefix); None: it has one, or the build is unknown."""
     if target.build is None:
         return None
-    sources = variable_sources(target.version)
+    sources = variable_sources(target.version, family)
     known = sources.get(name) or next(
         (found for prefix, found in sources.items() if name.startswith(prefix)), frozenset()
     )
@@ -188,23 +210,25 @@ def _lacked_variable(name: str, target: Target) -> str | None:
     return target.build.lacks(min(known))
 
 
-def _fixed(target: Target) -> frozenset[str]:
-    """The variables no config may define again, of the modules the build has."""
-    fixed = fixed_variables(target.version)
+def _fixed(target: Target, family: str | None) -> frozenset[str]:
+    """The variables of ``family`` no config may define again, of the modules the build has."""
+    if family is None:
+        return frozenset()
+    fixed = fixed_variables(target.version, family)
     if target.build is None:
         return fixed
-    return frozenset(name for name in fixed if _lacked_variable(name, target) is None)
+    return frozenset(name for name in fixed if _lacked_variable(name, target, family) is None)
 
 
 @cache
-def fixed_variables(version: Version) -> frozenset[str]:
-    """The HTTP variables of ``version`` that a config may not define again (set, map, a
-    named capture): nginx's own, but those its modules mark changeable ($args, $limit_rate)."""
+def fixed_variables(version: Version, family: str = "http") -> frozenset[str]:
+    """The variables of ``version``'s ``family`` modules that a config may not define again
+    (set, map, a named capture): nginx's own, but those its modules mark changeable ($args,
+    $limit_rate)."""
     return frozenset(
         name
-        for name, entries in table()["variables"].items()
-        for entry in entries
-        if in_version(entry, version) and not entry["prefix"] and not entry["changeable"]
+        for name, entry in _variable_entries(version, family)
+        if not entry["prefix"] and not entry["changeable"]
     )
 
 
@@ -440,21 +464,24 @@ def defined_variable(directive: Directive) -> str | None:
     return directive.args[position]
 
 
-def defined_variables(directives: tuple[Directive, ...], text: str = "") -> frozenset[str]:
-    """The variables a config defines (lowercase, no $): by set, map, geo, … at any depth,
-    and by the named captures of its regexes (read from ``text``, its source)."""
-    found: set[str] = set()
-
-    def walk(block: tuple[Directive, ...]) -> None:
-        for directive in block:
-            variable = defined_variable(directive)
-            if variable is not None:
-                found.add(variable.lstrip("$").lower())
-            if directive.block is not None:
-                walk(directive.block)
-
-    walk(directives)
-    found.update((a or b).lower() for a, b in _CAPTURE.findall(text))
+def defined_variables(
+    directives: tuple[Directive, ...], context: str = "main"
+) -> frozenset[tuple[str, str]]:
+    """(family, name) of each variable a config's blocks of ``context`` define (lowercase, no
+    $): by set, map, geo, … at any depth, and by the named captures of its regexes (a map's
+    entries' too); a name defined in http is not stream's, nor the other way round."""
+    found: set[tuple[str, str]] = set()
+    family = variable_family(context)
+    for directive in directives:
+        variable = defined_variable(directive)
+        if family is not None and variable is not None:
+            found.add((family, variable.lstrip("$").lower()))
+        if family is not None:
+            words = " ".join((directive.name, *directive.args))
+            found.update((family, (a or b).lower()) for a, b in _CAPTURE.findall(words))
+        if directive.block is not None:
+            inner = INNER_CONTEXTS.get((context, directive.name), context)
+            found |= defined_variables(directive.block, inner)
     return frozenset(found)
 
 
@@ -476,23 +503,38 @@ def _references(directive: Directive) -> Iterator[str]:
             yield braced or plain
 
 
-def _unknown_variable(directive: Directive, target: Target, defined: frozenset[str]) -> str | None:
+def _unknown_variable(
+    directive: Directive, target: Target, defined: frozenset[tuple[str, str]], family: str
+) -> str | None:
     version = target.version
-    names, prefixes = http_variables(version)
+    names, prefixes = module_variables(version, family)
     for variable in _references(directive):
         name = variable.lower()
-        if name[0].isdigit() or name in defined:
+        if name[0].isdigit() or (family, name) in defined:
             continue
         if name in names or name.startswith(prefixes):
-            lacked = _lacked_variable(name, target)
+            lacked = _lacked_variable(name, target, family)
             if lacked is None:
                 continue
             return f"uses ${variable}: {lacked}"
-        return (
-            f"uses ${variable}, which neither nginx {version_text(version)} nor the config defines "
-            f'(nginx: unknown "{name}" variable): check the spelling, or define it (set, map)'
-        )
+        return _undefined(variable, version, family)
     return None
+
+
+def _undefined(variable: str, version: Version, family: str) -> str:
+    """What tpgen says of a variable neither nginx's modules nor the config define."""
+    name = variable.lower()
+    if family == "stream":
+        return (
+            f"uses ${variable}, which neither nginx {version_text(version)}'s stream modules "
+            f'nor the stream block defines (nginx: unknown "{name}" variable): check the '
+            "spelling (stream's variables are its own: no $uri, $arg_…), or define it in the "
+            "stream block (set, map)"
+        )
+    return (
+        f"uses ${variable}, which neither nginx {version_text(version)} nor the config defines "
+        f'(nginx: unknown "{name}" variable): check the spelling, or define it (set, map)'
+    )
 
 
 def _twice(by_tpgen: bool, context: str) -> str:
@@ -528,7 +570,7 @@ class Target:
 
     version: Version
     unchecked_names: bool = False
-    defined: frozenset[str] | None = None
+    defined: frozenset[tuple[str, str]] | None = None
     names: frozenset[tuple[str, str]] | None = None
     # Every directive name of the whole config (None: not known).
     used: frozenset[str] | None = None
@@ -612,8 +654,8 @@ def refusals(
     """
     site = site or Site(context, frozenset())
     seen = _Seen(set(site.taken), set(site.named))
-    # Stream's variables are not in the table: what it defines is nginx -t's to judge.
-    fixed = _fixed(target) if context in HTTP_CONTEXTS else frozenset()
+    family = variable_family(context)
+    fixed = _fixed(target, family)
     place = Place(context, location.args if location is not None else None, fixed, target.version)
     for directive in directives:
         command, reason = _command(directive, context, target)
@@ -624,9 +666,9 @@ def refusals(
                 or _redefined(directive, fixed)
                 or _repeated(directive, command, context, site, seen)
             )
-            scripted = not command.literal and context in HTTP_CONTEXTS
-            if reason is None and target.defined is not None and scripted:
-                reason = _unknown_variable(directive, target, target.defined)
+            scripted = family is not None and not command.literal
+            if reason is None and target.defined is not None and family is not None and scripted:
+                reason = _unknown_variable(directive, target, target.defined, family)
             if reason is None and context in HTTP_CONTEXTS:
                 reason = _unknown_name(directive, target.names)
         seen.add(directive)

@@ -281,8 +281,8 @@ def _target(
     whole = _whole(spec, read, config)
     defined = names = used = None
     if whole and not foreign:
-        defined = defined_variables(tree, config or "").union(
-            *(defined_variables(snippet.directives, snippet.text or "") for snippet in here)
+        defined = defined_variables(tree).union(
+            *(defined_variables(snippet.directives, snippet.where[1]) for snippet in here)
         )
     if whole:
         names = frozenset(
