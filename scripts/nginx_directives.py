@@ -104,6 +104,7 @@ SLOTS = {
     "ngx_mail_core_error_log": "error_log",
     "ngx_http_log_set_format": "log_format",
     "ngx_http_core_listen": "listen",
+    "ngx_stream_core_listen": "listen",
     "ngx_http_geo_block": "geo",
     "ngx_stream_geo_block": "geo",
     "ngx_http_upstream": "upstream",

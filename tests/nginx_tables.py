@@ -515,6 +515,65 @@ HANDLER_CASES = [
         "main",
         f"{STREAM} stream {{ map $remote_addr $s {{ }} }} http {{ server {{ return 200 $s; }} }}",
     ),
+    # Stream's listen (ngx_stream_core_listen): its parameters, udp's conflicts, and the same
+    # address twice in the stream block (up to 1.25.4 in any listen; from 1.25.5 as http's).
+    *(
+        ("main", f"{STREAM} stream {{ {body} }}")
+        for body in (
+            "server { listen 127.0.0.1:19999; return 1; }",
+            "server { listen 127.0.0.1; return 1; }",
+            "server { listen 19999 udp; return 1; }",
+            "server { listen 127.0.0.1:19999 default_server; return 1; }",
+            "server { listen 127.0.0.1:19999 deferred; return 1; }",
+            "server { listen 127.0.0.1:19999 accept_filter=dataready; return 1; }",
+            "server { listen 127.0.0.1:19999 setfib=1; return 1; }",
+            "server { listen 127.0.0.1:19999 multipath; return 1; }",
+            "server { listen 127.0.0.1:19999 http2; return 1; }",
+            "server { listen 127.0.0.1:19999 Udp; return 1; }",
+            "server { listen 127.0.0.1:19999 bind backlog=10 rcvbuf=8k sndbuf=8k fastopen=5 "
+            "reuseport so_keepalive=1m:10:3 proxy_protocol; return 1; }",
+            "server { listen [::1]:19999 ipv6only=on; return 1; }",
+            "server { listen [::1]:19999 ipv6only=ok; return 1; }",
+            "server { listen 127.0.0.1:19999 backlog=0; return 1; }",
+            "server { listen 127.0.0.1:19999 rcvbuf=1x; return 1; }",
+            "server { listen 127.0.0.1:19999 fastopen=x; return 1; }",
+            "server { listen 127.0.0.1:19999 so_keepalive=::; return 1; }",
+            "server { listen 127.0.0.1:19999 udp backlog=5; return 1; }",
+            "server { listen 127.0.0.1:19999 udp ssl; return 1; }",
+            "server { listen 127.0.0.1:19999 udp proxy_protocol; return 1; }",
+            "server { listen 127.0.0.1:19999 udp so_keepalive=off; return 1; }",
+            "server { listen 127.0.0.1:19999 udp fastopen=1; return 1; }",
+            "server { listen 127.0.0.1:19999 udp fastopen=1 ssl; return 1; }",
+            "server { listen 127.0.0.1:19999 udp reuseport bind rcvbuf=8k; return 1; }",
+            "server { listen 127.0.0.1:99999; return 1; }",
+            "server { listen 127.0.0.1:19999/x; return 1; }",
+            "server { listen 19999-19997; return 1; }",
+            "server { listen 127.0.0.1:19999; listen 127.0.0.1:19999; return 1; }",
+            "server { listen 127.0.0.1:19999; return 1; } "
+            "server { listen 127.0.0.1:19999; return 2; }",
+            "server { listen 19999; return 1; } server { listen *:19999; return 2; }",
+            "server { listen 19999; return 1; } server { listen 127.0.0.1:19999; return 2; }",
+            "server { listen 127.0.0.1:19999; return 1; } "
+            "server { listen 127.0.0.1:19999 udp; return 2; }",
+            "server { listen 127.0.0.1:19999 udp; return 1; } "
+            "server { listen 127.0.0.1:19999 udp; return 2; }",
+            "server { listen 19990-19992; return 1; } server { listen 19992; return 2; }",
+            "server { listen 127.0.0.1:19999 default_server; return 1; } "
+            "server { listen 127.0.0.1:19999 default_server; return 2; }",
+            "server { listen 127.0.0.1:19999 backlog=10; return 1; } "
+            "server { listen 127.0.0.1:19999 reuseport; return 2; }",
+            "server { listen 127.0.0.1:19999 backlog=10; return 1; } "
+            "server { listen 127.0.0.1:19999; return 2; }",
+            "server { listen 127.0.0.1:19999 ssl; return 1; }",
+            "server { listen 127.0.0.1:19999 ssl; ssl_reject_handshake on; return 1; }",
+            "server { listen 127.0.0.1:19999; return 1; } "
+            "server { listen 127.0.0.1:19999 ssl; return 2; }",
+            "server { listen 127.0.0.1:19999; listen 127.0.0.1:19998 ssl; return 1; }",
+            "server { listen 127.0.0.1:19999 proxy_protocol; return 1; } "
+            "server { listen 127.0.0.1:19999; return 2; }",
+            "server { listen 127.0.0.1:19999 udp; listen 127.0.0.1:19999; return 1; }",
+        )
+    ),
     ("http", "split_clients $uri $sc { 50% a; * b; }"),
     ("http", "split_clients $uri $sc { 50% a b; * c; }"),
     ("http", "split_clients $uri $sc { * a; 10% b; }"),

@@ -461,6 +461,67 @@ def test_what_a_ported_handler_refuses_is_said_with_the_fix(
 
 
 @pytest.mark.parametrize(
+    ("body", "version", "expected"),
+    [
+        (
+            "server { listen 127.0.0.1:1 udp ssl; return 1; }",
+            V122,
+            'beside udp, a datagram socket (nginx: "ssl" parameter is incompatible with "udp"): '
+            "remove it, or udp",
+        ),
+        (
+            "server { listen 1 udp fastopen=1 ssl; return 1; }",
+            V126,
+            '(nginx: "fastopen" parameter is incompatible with "udp")',
+        ),
+        (
+            "server { listen 1 default_server; return 1; }",
+            V122,
+            'after the address (nginx: the invalid "default_server" parameter): fix or remove',
+        ),
+        ("server { listen 1 setfib=1; return 1; }", V126, '(nginx: invalid parameter "setfib=1")'),
+        (
+            "server { listen 1; return 1; } server { listen *:1; return 2; }",
+            V122,
+            "listens on 0.0.0.0:1 again, where a listen of this stream block has it already "
+            '(nginx: duplicate "0.0.0.0:1" address and port pair): keep one',
+        ),
+        (
+            "server { listen 1 backlog=9; return 1; } server { listen 1 bind; return 2; }",
+            V126,
+            "(nginx: duplicate listen options for 0.0.0.0:1)",
+        ),
+        (
+            "server { listen 1 ssl; return 1; }",
+            V122,
+            "makes the server an ssl one, where nginx needs a certificate in the server or the "
+            'stream block (nginx: no "ssl_certificate" is defined for the "listen ... ssl" '
+            "directive)",
+        ),
+    ],
+)
+def test_a_stream_listen_is_read_as_the_nginx_of_the_target_reads_it(
+    body: str, version: tuple[int, ...], expected: str
+) -> None:
+    (reason,) = reasons(f"stream {{ {body} }}", "main", version)
+    assert expected in reason
+
+
+def test_a_stream_variable_is_stream_s_own_or_the_stream_block_s() -> None:
+    text = (
+        "http { map $uri $h { } } "
+        "stream { map $remote_addr $s { } server { listen 1; return $h$s$remote_port; } }"
+    )
+    tree = parse(text)
+    ((_, reason),) = refusals(tree, "main", Target(V122, defined=defined_variables(tree)))
+    assert reason == (
+        "uses $h, which neither nginx 1.22.1's stream modules nor the stream block defines "
+        '(nginx: unknown "h" variable): check the spelling (stream\'s variables are its own: no '
+        "$uri, $arg_…), or define it in the stream block (set, map)"
+    )
+
+
+@pytest.mark.parametrize(
     ("text", "taken"),
     [
         ("1.2.3.4", True),

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 from tpgen.spec.directive_values import ZONE_MIN, fixed_point, number, size, time
 from tpgen.spec.handlers_geo import geo_check
-from tpgen.spec.handlers_listen import listen_check
+from tpgen.spec.handlers_listen import listen_problem
 from tpgen.spec.handlers_referers import referers_problem
+from tpgen.spec.handlers_stream_listen import stream_listen_problem
 from tpgen.spec.handlers_targets import access_log, error_log, resolver
 from tpgen.spec.handlers_upstream import upstream_check
 from tpgen.spec.nginx_addresses import cidr_problem
@@ -681,6 +682,13 @@ def _session_cache(args: Args, place: Place) -> str | None:
     return None
 
 
+def _listen(args: Sequence[str], place: Place) -> str | None:
+    """ngx_http_core_listen, or in a stream server ngx_stream_core_listen."""
+    if place.context.startswith("stream"):
+        return stream_listen_problem(args, place)
+    return listen_problem(args, place.version)
+
+
 _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "return": _return,
     "location": _location,
@@ -709,7 +717,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "error_log": error_log,
     "log_format": _log_format,
     "session_cache": _session_cache,
-    "listen": listen_check,
+    "listen": _listen,
     "access_log": access_log,
     "resolver": resolver,
 }

@@ -13,7 +13,7 @@ directive_handlers'. Other values (a path, an upstream host) stay nginx -t's to 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -28,8 +28,9 @@ from tpgen.spec.directive_handlers import (
 )
 from tpgen.spec.directive_values import post_problem, value_problem
 from tpgen.spec.edge import version_text
-from tpgen.spec.handlers_listen import Server, listen_conflicts, server_listens
+from tpgen.spec.handlers_listen import Listen, Server, listen_conflicts, server_listens
 from tpgen.spec.handlers_referers import referer_conflicts
+from tpgen.spec.handlers_stream_listen import stream_listen_conflicts, stream_listens
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version, covers, in_version, span, table
 
@@ -679,6 +680,13 @@ def refusals(
         if inner is not None and directive.block is not None:
             around = directive if directive.name == "location" else None
             yield from refusals(directive.block, inner, target, location=around)
+    yield from _block_rules(directives, context, site, target)
+
+
+def _block_rules(
+    directives: tuple[Directive, ...], context: str, site: Site, target: Target
+) -> Iterator[tuple[Directive, str]]:
+    """What nginx refuses of a block's directives together, after each one's own checks."""
     if context in ("http", "server"):
         yield from _unpaired_certificate(directives, site, target)
     if context in ("server", "location"):
@@ -687,6 +695,8 @@ def refusals(
         yield from referer_conflicts(directives, bucket_set=bucket_set)
     if context == "http":
         yield from _listen_rules(directives, target)
+    if context == "stream":
+        yield from _stream_listen_rules(directives, target)
 
 
 # Handlers that judge their block after nginx has read it (an upstream without servers):
@@ -714,10 +724,19 @@ def ssl_set(directives: tuple[Directive, ...]) -> frozenset[str]:
     )
 
 
+ListenReader = Callable[..., tuple[Listen, ...]]
+
+
 def http_servers(
-    directives: tuple[Directive, ...], version: Version, above: frozenset[str], *, tpgen: bool
+    directives: tuple[Directive, ...],
+    version: Version,
+    above: frozenset[str],
+    *,
+    tpgen: bool,
+    read: ListenReader = server_listens,
 ) -> tuple[Server, ...]:
-    """The server blocks of an http block's directives as the listen rules read them."""
+    """The server blocks of an http block's directives (a stream block's: ``read``
+    stream_listens) as the listen rules read them."""
     found = []
     for server in directives:
         if server.name != "server" or server.block is None:
@@ -726,7 +745,7 @@ def http_servers(
         ssl = ssl_set(server.block) | above
         found.append(
             Server(
-                server_listens(listens, version, tpgen=tpgen),
+                read(listens, version, tpgen=tpgen),
                 certificate="ssl_certificate" in ssl,
                 rejects="ssl_reject_handshake" in ssl,
                 tpgen=tpgen,
@@ -744,6 +763,17 @@ def _listen_rules(
     mine = http_servers(directives, target.version, above, tpgen=False)
     if any(server.listens for server in mine):
         yield from listen_conflicts((*mine, *target.servers))
+
+
+def _stream_listen_rules(
+    directives: tuple[Directive, ...], target: Target
+) -> Iterator[tuple[Directive, str]]:
+    """ngx_stream_core_listen's and ngx_stream_add_addresses' rules over the stream block's
+    servers, and the certificates an ssl listen needs (tpgen's config has no stream)."""
+    servers = http_servers(
+        directives, target.version, ssl_set(directives), tpgen=False, read=stream_listens
+    )
+    yield from stream_listen_conflicts(servers, target.version)
 
 
 def _unpaired_certificate(

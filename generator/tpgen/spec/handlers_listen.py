@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from tpgen.spec.directive_values import number, size, time
 from tpgen.spec.nginx_addresses import inet6_bytes, inet_addr
 from tpgen.spec.nginx_syntax import Directive
-from tpgen.spec.nginx_table import Version, Where
+from tpgen.spec.nginx_table import Version
 from tpgen.spec.nginx_urls import host_name_problem, unix_path_problem
 
 Args = Sequence[str]
@@ -85,7 +85,7 @@ def _sockets(
     )
 
 
-def _inet_url(url: str) -> tuple[Socket, ...] | str | None:
+def _inet_url(url: str, default_port: int) -> tuple[Socket, ...] | str | None:
     if "/" in url or "?" in url:
         return "invalid host"
     host, colon, port_text = url.partition(":")
@@ -98,14 +98,14 @@ def _inet_url(url: str) -> tuple[Socket, ...] | str | None:
     if not isinstance(found, int):
         return found
     shown = socket.inet_ntoa(found.to_bytes(4, "big"))
-    return _sockets("inet", found, ports or (80, 80), shown)
+    return _sockets("inet", found, ports or (default_port, default_port), shown)
 
 
-def _inet6_url(url: str) -> tuple[Socket, ...] | str:
+def _inet6_url(url: str, default_port: int) -> tuple[Socket, ...] | str:
     host, bracket, rest = url[1:].partition("]")
     if not bracket or "/" in rest or (rest and not rest.startswith(":")):
         return "invalid host"
-    ports = _ports(rest[1:]) if rest else (80, 80)
+    ports = _ports(rest[1:]) if rest else (default_port, default_port)
     if isinstance(ports, str):
         return ports
     if not host:
@@ -117,15 +117,16 @@ def _inet6_url(url: str) -> tuple[Socket, ...] | str:
     return _sockets("inet6", address, ports, f"[{shown}]")
 
 
-def listen_address(url: str) -> tuple[Socket, ...] | str | None:
+def listen_address(url: str, default_port: int = 80) -> tuple[Socket, ...] | str | None:
     """The sockets of a listen's address, as ngx_parse_url reads it; or its error (u->err);
-    None: a host name, which nginx resolves when it loads the config."""
+    None: a host name, which nginx resolves when it loads the config. ``default_port``: the
+    port of an address written without one (u.default_port: http's 80, stream's none, 0)."""
     if url[:5].lower() == "unix:":
         path = url[5:]
         return unix_path_problem(path) or (Socket("unix", path, 0, f"unix:{path}"),)
     if url.startswith("["):
-        return _inet6_url(url)
-    return _inet_url(url)
+        return _inet6_url(url, default_port)
+    return _inet_url(url, default_port)
 
 
 def _keepalive(value: str) -> bool:
@@ -153,8 +154,9 @@ class Options:
     words: set[str] = field(default_factory=set)
 
 
-# A parameter with a value: what reads it, and whether it sets socket options (lsopt.set).
-_VALUED: dict[str, Callable[[str], bool]] = {
+# A parameter with a value and what reads it; each sets socket options (lsopt.set). Stream's
+# listen reads them alike (ngx_stream_core_listen).
+VALUED: dict[str, Callable[[str], bool]] = {
     "backlog": lambda value: bool(number(value)),
     "rcvbuf": lambda value: size(value) is not None,
     "sndbuf": lambda value: size(value) is not None,
@@ -165,18 +167,29 @@ _SETS = frozenset({"bind", "deferred", "reuseport"})
 _FLAGS = frozenset({"ssl", "http2", "proxy_protocol", "default_server", "default"})
 
 
-def _parameter(word: str, found: Options, version: Version) -> str | None:
-    """Read one parameter into ``found``; nginx's complaint, or None."""
+def socket_value(word: str, found: Options) -> str | None:
+    """Read a parameter with a value (backlog=, …, ipv6only=) into ``found``: nginx's
+    complaint, "" (read), or None (no such parameter)."""
     key, equals, value = word.partition("=")
-    if equals and key in _VALUED:
-        if not _VALUED[key](value):
+    if equals and key in VALUED:
+        if not VALUED[key](value):
             return f'invalid {key} "{word}"' if key != "so_keepalive" else "invalid so_keepalive"
         found.options.append(key)
-    elif word.startswith("ipv6only=o"):
+        return ""
+    if word.startswith("ipv6only=o"):
         if word not in ("ipv6only=on", "ipv6only=off"):
             return f'invalid ipv6only flags "{word[9:]}"'
         found.options.append("ipv6only")
-    elif word in _SETS:
+        return ""
+    return None
+
+
+def _parameter(word: str, found: Options, version: Version) -> str | None:
+    """Read one parameter into ``found``; nginx's complaint, or None."""
+    valued = socket_value(word, found)
+    if valued is not None:
+        return valued or None
+    if word in _SETS:
         found.options.append(word)
     elif word.startswith("accept_filter="):
         pass  # FreeBSD's: elsewhere only warned about and ignored
@@ -218,15 +231,23 @@ _FIX = {
 }
 
 
+def address_problem(url: str, default_port: int = 80) -> str | None:
+    """What ngx_parse_url refuses of a listen's address, as tpgen says it."""
+    address = listen_address(url, default_port)
+    if not isinstance(address, str):
+        return None
+    fix = _FIX.get(address, "shorten the socket's path (at most 107 bytes)")
+    return (
+        f'takes an address nginx reads, not {url!r} (nginx: {address} in "{url}" '
+        f'of the "listen" directive): {fix}'
+    )
+
+
 def listen_problem(args: Args, version: Version) -> str | None:
     """What ngx_http_core_listen refuses of one listen's words."""
-    address = listen_address(args[0])
-    if isinstance(address, str):
-        fix = _FIX.get(address, "shorten the socket's path (at most 107 bytes)")
-        return (
-            f'takes an address nginx reads, not {args[0]!r} (nginx: {address} in "{args[0]}" '
-            f'of the "listen" directive): {fix}'
-        )
+    address = address_problem(args[0])
+    if address is not None:
+        return address
     options = listen_options(args, version)
     if isinstance(options, str):
         return (
@@ -236,11 +257,6 @@ def listen_problem(args: Args, version: Version) -> str | None:
             f"after the address (nginx: {options}): fix or remove the parameter"
         )
     return None
-
-
-def listen_check(args: Args, place: Where) -> str | None:
-    """The handler of the table's kind "listen" (ngx_http_core_listen)."""
-    return listen_problem(args, place.version)
 
 
 @dataclass(frozen=True)
@@ -284,7 +300,8 @@ def server_listens(
     return tuple(found)
 
 
-def _key(item: Socket) -> tuple[object, ...]:
+def socket_key(item: Socket) -> tuple[object, ...]:
+    """What nginx compares of two sockets: the address, its port and type (udp, quic apart)."""
     return item.family, item.address, item.port, item.datagram
 
 
@@ -363,7 +380,8 @@ def _merged(servers: Sequence[Server], conflicts: list[tuple[Listen, str]]) -> l
     for index, server in enumerate(servers):
         for listen in server.listens:
             for item in listen.sockets:
-                found = _merge(item, listen, index, addresses.setdefault(_key(item), Address()))
+                state = addresses.setdefault(socket_key(item), Address())
+                found = _merge(item, listen, index, state)
                 if found is not None and not found[0].tpgen:
                     conflicts.append(found)
                     break
