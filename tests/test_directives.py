@@ -241,7 +241,7 @@ def _variables(text: str, defined: str = "", version: tuple[int, ...] = V122) ->
         "if ($uri ~ ^/a$b) { return 404; }",  # a regex: $b is not a variable there
         "rewrite ^/x$y /z;",
         "location ~ ^/a$b { }",
-        "return 200 $;",  # a lone $ is literal
+        "return 200 $;",  # no name: nginx refuses it as invalid, not as unknown
         # Handlers that keep text as text never look a variable up.
         "server_name $not_a_variable; uwsgi_ssl_trusted_certificate $neither;",
         "ssl_certificate_key $compiled_only_beside_a_certificate.key;",
@@ -257,6 +257,13 @@ def test_a_variable_nothing_defines_is_refused() -> None:
     assert reason.startswith("uses $reqest_id, which neither nginx 1.22.1 nor the config defines")
     assert 'unknown "reqest_id" variable' in reason
     assert _variables("add_header X-A $disk_of_key;", defined="map $uri $disk_of_key { }") == []
+    # geo's address is all that follows its $; ${1} is no capture.
+    geo_text = "geo ${uri} $g { }"
+    tree = parse(geo_text)
+    ((_, geo),) = refusals(tree, "http", Target(V122, defined=defined_variables(tree, geo_text)))
+    assert geo.startswith('uses the variable named "{uri}", which neither nginx 1.22.1 nor')
+    (braced,) = _variables("return 200 ${1};")
+    assert braced.startswith('uses the variable named "1", which')
     # In the blocks a snippet opens, too; named by the version that has it.
     (inner,) = _variables("location / { return 200 ${proxy_protocol_tlv_alpn}; }", "", (1, 22, 1))
     assert "proxy_protocol_tlv_alpn" in inner
@@ -420,6 +427,19 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
         ("http", "map $uri $m { a b c; }", "line 1: the map entry 'a b c' is not key value;"),
         ("http", "map $uri $m {\n default 1;\n default 2;\n}", "line 3: a second default"),
         ("http", "map $uri m { a b; }", "its second argument starts with $, not 'm'"),
+        (
+            "http",
+            "map $uri$ $m { }",
+            "'$uri$' has a $ with no variable name after it (nginx: invalid variable name): "
+            "write $name or ${name}, a name of letters, digits and _",
+        ),
+        (
+            "http",
+            "split_clients ${u-ri} $s { }",
+            "'${u-ri}' opens ${u and never closes it (nginx: the closing bracket in \"u\" "
+            "variable is missing): write ${name}, a name of letters, digits and _",
+        ),
+        ("http", "geo $ $g { }", 'reads the variable "$", which has no name (nginx: invalid'),
         ("location", "fastcgi_split_path_info ^(.+)$;", "has 1 captures where nginx needs 2"),
         ("location", "gzip_comp_level 10;", "takes 1 to 9, not 10 (nginx: value must be between"),
         ("http", "connection_pool_size 100;", "at least 112 bytes, a multiple of 16, not 100"),

@@ -25,6 +25,7 @@ from tpgen.spec.handlers_stream_listen import stream_listen_problem
 from tpgen.spec.handlers_targets import access_log, error_log, resolver
 from tpgen.spec.handlers_upstream import upstream_check
 from tpgen.spec.nginx_addresses import cidr_problem
+from tpgen.spec.nginx_script import script_problem
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.pcre import compiled
 
@@ -344,6 +345,10 @@ def _map_entry(entry: Directive, place: Place) -> str | None:
 
 
 def _map(directive: Directive, place: Place) -> str | None:
+    """ngx_http_map_block (stream's is the same): the value compiled, the variable, the body."""
+    compiled = script_problem(directive.args[0])
+    if compiled:
+        return compiled
     if not directive.args[1].startswith("$"):
         return (
             f"defines a variable, so its second argument starts with $, not "
@@ -383,7 +388,11 @@ def _split_part(entry: Directive) -> int | str:
 
 
 def _split_clients(directive: Directive, place: Place) -> str | None:
-    """ngx_conf_split_clients_block: the variable, each part, and the shares' total."""
+    """ngx_conf_split_clients_block: the value compiled, the variable, each part, and the
+    shares' total."""
+    compiled = script_problem(directive.args[0])
+    if compiled:
+        return compiled
     if not directive.args[1].startswith("$") or directive.args[1] == "$":
         return (
             f"defines a variable, so its second argument is $name, not {directive.args[1]!r} "

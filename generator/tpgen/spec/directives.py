@@ -31,6 +31,7 @@ from tpgen.spec.edge import version_text
 from tpgen.spec.handlers_listen import Listen, Server, listen_conflicts, server_listens
 from tpgen.spec.handlers_referers import referer_conflicts
 from tpgen.spec.handlers_stream_listen import stream_listen_conflicts, stream_listens
+from tpgen.spec.nginx_script import script_variables
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version, covers, in_version, span, table
 
@@ -66,10 +67,9 @@ HTTP_CONTEXTS = frozenset(
     {"http", "server", "location", "upstream", "server_if", "location_if", "limit_except"}
 )
 STREAM_CONTEXTS = frozenset({"stream", "stream_server", "stream_upstream"})
-# A reference nginx's script compiler reads: $name or ${name} ($1…$9 are regex captures).
-_REFERENCE = re.compile(r"\$(?:\{([A-Za-z0-9_]+)\}|([A-Za-z_][A-Za-z0-9_]*))")
 # Named captures of a PCRE regex become variables wherever the regex is.
 _CAPTURE = re.compile(r"\(\?P?(?:<([A-Za-z_][A-Za-z0-9_]*)>|'([A-Za-z_][A-Za-z0-9_]*)')")
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _REGEX_OPERATORS = ("~", "~*", "!~", "!~*")
 # Arguments that are a regex or perl's code, not nginx's script (perl_set's handler compiles
 # nothing of them; location's regex only defines its captures).
@@ -476,7 +476,7 @@ def defined_variables(
     for directive in directives:
         variable = defined_variable(directive)
         if family is not None and variable is not None:
-            found.add((family, variable.lstrip("$").lower()))
+            found.add((family, variable.removeprefix("$").lower()))
         if family is not None:
             words = " ".join((directive.name, *directive.args))
             found.update((family, (a or b).lower()) for a, b in _CAPTURE.findall(words))
@@ -490,6 +490,11 @@ def _references(directive: Directive) -> Iterator[str]:
     """The variables a directive's values name; regexes and what it defines are not read."""
     if directive.name in NO_SCRIPT:
         return
+    if directive.name == "geo":
+        # ngx_http_geo_block: the address is one variable, named by all that follows its $.
+        if len(directive.args) == 2 and directive.args[0][1:]:
+            yield directive.args[0][1:]
+        return
     skipped = set()
     if directive.name in NAMED_FIRST:
         skipped.add(0)
@@ -500,8 +505,7 @@ def _references(directive: Directive) -> Iterator[str]:
         after_operator = index and directive.args[index - 1] in _REGEX_OPERATORS
         if index in skipped or after_operator or arg.startswith("~"):
             continue
-        for braced, plain in _REFERENCE.findall(arg):
-            yield braced or plain
+        yield from script_variables(arg)
 
 
 def _unknown_variable(
@@ -511,7 +515,7 @@ def _unknown_variable(
     names, prefixes = module_variables(version, family)
     for variable in _references(directive):
         name = variable.lower()
-        if name[0].isdigit() or (family, name) in defined:
+        if (family, name) in defined:
             continue
         if name in names or name.startswith(prefixes):
             lacked = _lacked_variable(name, target, family)
@@ -527,15 +531,24 @@ def _undefined(variable: str, version: Version, family: str) -> str:
     name = variable.lower()
     if family == "stream":
         return (
-            f"uses ${variable}, which neither nginx {version_text(version)}'s stream modules "
-            f'nor the stream block defines (nginx: unknown "{name}" variable): check the '
-            "spelling (stream's variables are its own: no $uri, $arg_…), or define it in the "
-            "stream block (set, map)"
+            f"uses {_shown(variable)}, which neither nginx {version_text(version)}'s stream "
+            f'modules nor the stream block defines (nginx: unknown "{name}" variable): check '
+            "the spelling (stream's variables are its own: no $uri, $arg_…), or define it in "
+            "the stream block (set, map)"
         )
     return (
-        f"uses ${variable}, which neither nginx {version_text(version)} nor the config defines "
-        f'(nginx: unknown "{name}" variable): check the spelling, or define it (set, map)'
+        f"uses {_shown(variable)}, which neither nginx {version_text(version)} nor the "
+        f'config defines (nginx: unknown "{name}" variable): check the spelling, or define '
+        "it (set, map)"
     )
+
+
+def _shown(variable: str) -> str:
+    """$name as a config writes it; else the name nginx read, quoted: geo's "{uri}" (its
+    address is all that follows the $), "1" of ${1} (not the capture $1)."""
+    if _PLAIN_NAME.fullmatch(variable):
+        return f"${variable}"
+    return f'the variable named "{variable}"'
 
 
 def _twice(by_tpgen: bool, context: str) -> str:

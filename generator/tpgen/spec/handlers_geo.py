@@ -119,12 +119,18 @@ def _word_count(entry: Directive, stream: bool) -> str | None:
 
 def _variables(args: Sequence[str]) -> str | None:
     wrong = next((arg for arg in args if not arg.startswith("$")), None)
-    if wrong is None:
-        return None
-    return (
-        f"takes variables, starting with $, not {wrong!r} (nginx: invalid variable name): "
-        "geo [$address] $variable { … }"
-    )
+    if wrong is not None:
+        return (
+            f"takes variables, starting with $, not {wrong!r} (nginx: invalid variable name): "
+            "geo [$address] $variable { … }"
+        )
+    if len(args) == 2 and args[0] == "$":
+        # ngx_http_get_variable_index; the defined one's "$" is directives._redefined's.
+        return (
+            'reads the variable "$", which has no name (nginx: invalid variable name "$"): '
+            "name it, $remote_addr or another: all that follows the $, with no braces"
+        )
+    return None
 
 
 def geo_check(directive: Directive, place: Where) -> str | None:
