@@ -14,6 +14,7 @@ from tpgen.spec.merged import merge_refusals, shown_size
 from tpgen.spec.model import NodeSpec
 from tpgen.spec.nginx_syntax import parse
 
+from .nginx_tables import STREAM
 from .specs import spec
 
 REFUSED, TAKEN = True, False
@@ -74,6 +75,64 @@ MERGE_CASES: list[tuple[dict[str, str], bool]] = [
     ({"http": "access_log LOG late;", "http#2": "log_format late '$uri';"}, REFUSED),
     ({"http": "log_format late '$uri';", "http#2": "access_log LOG late;"}, TAKEN),
     ({"location": "access_log LOG tpgen;"}, TAKEN),
+    # One file, one buffer: every access_log that buffers a file as the first one does.
+    ({"http": "access_log LOG combined buffer=32k; access_log LOG combined buffer=64k;"}, REFUSED),
+    ({"http": "access_log LOG combined buffer=32k; access_log LOG tpgen buffer=32k;"}, TAKEN),
+    ({"http": "access_log LOG combined buffer=32k;", "server": "access_log LOG combined;"}, TAKEN),
+    (
+        {
+            "http": "access_log LOG combined buffer=32k flush=5s;",
+            "location": "access_log LOG combined buffer=32k;",
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "http": "access_log LOG combined buffer=32k flush=5s;",
+            "location": "access_log LOG combined flush=5000ms buffer=32768;",
+        },
+        TAKEN,
+    ),
+    (
+        {"http": "access_log LOG combined gzip;", "server": "access_log LOG combined buffer=64k;"},
+        REFUSED,
+    ),
+    (
+        {
+            "http": "access_log LOG combined gzip;",
+            "http#2": "access_log LOG combined buffer=64k gzip=1;",
+        },
+        TAKEN,
+    ),
+    (
+        {
+            "http": "access_log LOG combined buffer=8k gzip;",
+            "server": "access_log LOG combined gzip buffer=8k;",
+        },
+        TAKEN,
+    ),
+    (
+        {"http": "access_log LOG combined gzip=2;", "server": "access_log LOG combined gzip=3;"},
+        REFUSED,
+    ),
+    (
+        {
+            "main": f"{STREAM} stream {{ log_format s '$remote_addr'; "
+            "server { listen 127.0.0.1:19566; "
+            "proxy_pass 127.0.0.1:1; access_log LOG s buffer=16k; } }",
+            "http": "access_log LOG combined buffer=32k;",
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "main": f"{STREAM} stream {{ log_format s '$remote_addr'; "
+            "server { listen 127.0.0.1:19567; "
+            "proxy_pass 127.0.0.1:1; access_log LOG s buffer=16k; } }",
+            "http": "access_log LOG combined buffer=16k;",
+        },
+        TAKEN,
+    ),
     # Shared zones: one list for the whole config, each name of one module and one size.
     (
         {
@@ -277,6 +336,22 @@ def test_a_refusal_names_the_snippet_directive_nearest_the_block_and_the_fix(
         'than the size of all "proxy_buffers" minus one buffer): give proxy_buffers at least 33 '
         "buffers of 4k"
     )
+
+
+def test_a_log_buffered_unlike_tpgen_s_own_log_to_that_file_is_refused(tmp_path: Path) -> None:
+    """tpgen's access_log buffers its file first (buffer= and flush=, from the spec): a
+    snippet that buffers the same file needs the same settings; an unbuffered one shares it."""
+    own = "/var/log/nginx/access.log"
+    node, _, paths = _with(tmp_path, {"http": f"access_log {own} combined buffer=8k;"})
+    (found,) = extra_file_problems(node, paths)
+    assert found.message == (
+        f"{tmp_path}/http.conf line 1: access_log: buffers '{own}' (buffer=8k, no flush, no "
+        "gzip) where tpgen's access_log buffers it (buffer=64k, flush=5s, no gzip) (nginx: "
+        f'access_log "{own}" already defined with conflicting parameters): give both the same '
+        "buffer=, flush= and gzip, or log to another file"
+    )
+    node, _, paths = _with(tmp_path, {"http": f"access_log {own} combined;"})
+    assert extra_file_problems(node, paths) == []
 
 
 def test_tpgen_s_own_settings_alone_are_never_blamed_on_a_snippet() -> None:

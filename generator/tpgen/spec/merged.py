@@ -7,9 +7,10 @@ against connection_pool_size in every server (ngx_http_core_merge_srv_conf); a r
 the snippet's directive that set one of the values (the one set nearest the block that
 fails); ssl_verify_client without the CAs in a server with a certificate
 (ngx_http_ssl_merge_srv_conf). In the order nginx reads the files: an access_log that names a
-log format defined only further down (ngx_http_log_set_log looks it up as it reads), and the
-shared memory zones every module declares in one list (ngx_shared_memory_add). The server
-names of each listen address nginx hashes: spec/merged_names.py.
+log format defined only further down (ngx_http_log_set_log looks it up as it reads), access
+logs that buffer one file differently (the file is opened once, its buffer set by the first),
+and the shared memory zones every module declares in one list (ngx_shared_memory_add). The
+server names of each listen address nginx hashes: spec/merged_names.py.
 
 nginx's defaults here are those of a 64-bit machine with 4 KiB pages (ngx_pagesize; 64 ×
 sizeof(void *)): x86-64 and the usual arm64 kernels.
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from tpgen.spec.directive_values import PAGE_SIZE, number, size
+from tpgen.spec.directive_values import PAGE_SIZE, number, size, time
 from tpgen.spec.directives import declared_zone
 from tpgen.spec.merged_names import names_hash_refusals
 from tpgen.spec.nginx_syntax import Directive, with_snippets
@@ -58,6 +59,7 @@ def whole_config_refusals(
     return (
         *merge_refusals(config, snippets, version),
         *late_log_formats(config, snippets),
+        *log_buffer_refusals(config, snippets),
         *zone_refusals(config, snippets),
         *names_hash_refusals(config, snippets, version),
     )
@@ -96,6 +98,69 @@ def late_log_formats(
         if mine and name is not None and late:
             found.append((directive, _late(name)))
     return found
+
+
+# gzip alone buffers 64k at level 1 (Z_BEST_SPEED).
+_GZIP_BUFFER, _GZIP_LEVEL = 64 * 1024, 1
+
+
+def _buffering(args: tuple[str, ...]) -> tuple[int, int, int] | None:
+    """(size, flush in ms, gzip level) of an access_log that buffers a file, read as
+    ngx_http_log_set_log reads them in order; None: unbuffered, to syslog or by a variable."""
+    buffer = flush = gzip = 0
+    for word in args[2:]:
+        key, equals, value = word.partition("=")
+        if key == "buffer" and equals:
+            buffer = size(value) or 0
+        elif key == "flush" and equals:
+            flush = time(value, seconds=False) or 0
+        elif key == "gzip":
+            buffer = buffer or _GZIP_BUFFER
+            gzip = (number(value) or 0) if equals else _GZIP_LEVEL
+    path = args[0]
+    if not buffer or path.startswith("syslog:") or "$" in path:
+        return None
+    return buffer, flush, gzip
+
+
+def _shown_buffering(found: tuple[int, int, int]) -> str:
+    buffer, flush, gzip = found
+    shown_flush = f"{flush // 1000}s" if flush % 1000 == 0 else f"{flush}ms"
+    words = [f"buffer={shown_size(buffer)}", f"flush={shown_flush}" if flush else "no flush"]
+    return ", ".join([*words, f"gzip={gzip}" if gzip else "no gzip"])
+
+
+def log_buffer_refusals(
+    config: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]]
+) -> list[tuple[Directive, str]]:
+    """(snippet access_log, why): nginx opens a file once for the whole config
+    (ngx_conf_open_file, by its path) and the first access_log that buffers it sets the
+    buffer; every other that buffers it needs the same size, flush= and gzip level
+    (ngx_http_log_set_log, stream's alike). Unbuffered ones may share the file."""
+    first: dict[str, tuple[Directive, bool, tuple[int, int, int]]] = {}
+    found: dict[int, tuple[Directive, str]] = {}
+    for directive, mine, _ in _read_in_order(config, "main", snippets):
+        buffering = _buffering(directive.args) if directive.name == "access_log" else None
+        if buffering is None:
+            continue
+        before, before_mine, set_to = first.setdefault(
+            directive.args[0], (directive, mine, buffering)
+        )
+        if set_to == buffering or not (mine or before_mine):
+            continue
+        blamed, its, other = (directive, buffering, set_to) if mine else (before, set_to, buffering)
+        by = "another access_log" if mine and before_mine else "tpgen's access_log"
+        found.setdefault(id(blamed), (blamed, _conflicting(directive.args[0], its, other, by)))
+    return list(found.values())
+
+
+def _conflicting(path: str, its: tuple[int, int, int], other: tuple[int, int, int], by: str) -> str:
+    return (
+        f"buffers {path!r} ({_shown_buffering(its)}) where {by} buffers it "
+        f'({_shown_buffering(other)}) (nginx: access_log "{path}" already defined with '
+        "conflicting parameters): give both the same buffer=, flush= and gzip, or log to "
+        "another file"
+    )
 
 
 # What nginx says of a second declaration of a zone by the same module, where it refuses one
