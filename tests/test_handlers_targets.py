@@ -4,12 +4,16 @@ tests/nginx_tables.py HANDLER_CASES')."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
+from tpgen.spec.build import Build
 from tpgen.spec.directive_handlers import Place
-from tpgen.spec.handlers_targets import access_log, resolver, syslog_problem
+from tpgen.spec.handlers_targets import access_log, error_log, resolver, syslog_problem
 from tpgen.spec.nginx_urls import url_problem
 
-from .nginx_tables import reasons
+from .nginx_tables import V122, configure_arguments, reasons
 
 V126 = (1, 26, 3)
 
@@ -53,6 +57,39 @@ def test_what_nginx_refuses_of_a_target_is_said_with_the_fix(
 ) -> None:
     (reason,) = reasons(text, context)
     assert expected in reason
+
+
+def test_a_memory_log_is_as_large_as_nginx_needs_for_the_file_s_path(
+    nginx_binary: str, tmp_path: Path
+) -> None:
+    """ngx_log_set_log's memory buffer holds 2099 bytes and the path of the file that sets
+    it (a snippet's; not known: 1024, the longest), and only a build --with-debug has it."""
+    conf = tmp_path / "nginx.conf"
+    least = 2099 + len(str(conf))
+    said = {}
+    for buffer in (least - 1, least):
+        conf.write_text(f"pid {tmp_path}/pid;\nerror_log memory:{buffer};\nevents {{}}\n")
+        test = [nginx_binary, "-t", "-q", "-p", f"{tmp_path}/", "-c", str(conf)]
+        said[buffer] = subprocess.run(test, capture_output=True, check=False).returncode == 0
+        place = Place("main", path=str(conf))
+        assert (error_log([f"memory:{buffer}"], place) is None) is said[buffer]
+    assert said == {least - 1: False, least: True}
+    assert error_log(["memory:3123"], Place("main")) is None
+    assert error_log(["memory:3122"], Place("main")) == (
+        "takes memory:SIZE of at least 3123 bytes (2099 and the length of the file's path), a "
+        "size of digits then k or m, not 'memory:3122' (nginx: invalid buffer size): e.g. "
+        "memory:32m"
+    )
+    assert error_log(["memory:32m"], Place("main", debug=False)) == (
+        "logs to memory, which needs an nginx built --with-debug, and this build "
+        "(nginx.configure) is not (nginx: nginx was built without debug support): log to a file"
+    )
+
+
+def test_debian_s_nginx_is_built_with_debug(nginx_binary: str) -> None:
+    """Debian 12's and 13's nginx take error_log memory: (tests/test_nginx_versions.py)."""
+    assert Build(V122, configure_arguments([nginx_binary])).debug
+    assert not Build(V122, "--with-http_ssl_module").debug
 
 
 def test_ipv4_of_a_resolver_is_read_from_nginx_1_23_1_on() -> None:

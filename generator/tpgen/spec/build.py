@@ -179,6 +179,11 @@ class Build:
     def with_loaded(self, paths: Iterable[str]) -> Build:
         return Build(self.version, self.configure, frozenset(map(loaded_module, paths)))
 
+    @property
+    def debug(self) -> bool:
+        """Whether it is built --with-debug (NGX_DEBUG: error_log memory: needs it)."""
+        return "--with-debug" in configure_options(self.configure)
+
     def has(self, source: str) -> bool:
         """Whether the config's nginx has the module of ``source``: linked in, or loaded."""
         built = built_sources(self.version, self.configure).get(source)

@@ -42,6 +42,8 @@ class Place:
     location: Args | None = None
     fixed: frozenset[str] = frozenset()
     version: tuple[int, ...] = (1, 22, 1)  # the target nginx (spec nginx.version)
+    debug: bool = True  # built --with-debug (Debian's are); True where the build is unknown
+    path: str | None = None  # the file's path (None: not known)
 
     def regex(self, pattern: str, *, caseless: bool) -> str | None:
         """regex_problem of an HTTP regex (ngx_http_regex_compile) here."""

@@ -594,6 +594,8 @@ class Target:
     # or another snippet's) sets that a server inherits: ssl_certificate, ssl_reject_handshake.
     servers: tuple[Server, ...] = ()
     http_ssl: frozenset[str] = frozenset()
+    # The path of the file checked (a snippet's on the node; None: not known).
+    path: str | None = None
 
 
 def _command(
@@ -670,7 +672,14 @@ def refusals(
     seen = _Seen(set(site.taken), set(site.named))
     family = variable_family(context)
     fixed = _fixed(target, family)
-    place = Place(context, location.args if location is not None else None, fixed, target.version)
+    place = Place(
+        context,
+        location.args if location is not None else None,
+        fixed,
+        target.version,
+        debug=target.build is None or target.build.debug,
+        path=target.path,
+    )
     for directive in directives:
         command, reason = _command(directive, context, target)
         if command is not None:

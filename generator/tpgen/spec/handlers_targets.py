@@ -250,10 +250,38 @@ def resolver(args: Args, place: Where) -> str | None:
     return None
 
 
+# ngx_log_set_log's smallest memory buffer: "MEMLOG  :" with its line feed and NUL, a size_t
+# and an ngx_int_t printed (NGX_SIZE_T_LEN, NGX_INT_T_LEN), NGX_MAX_ERROR_STR, and the path of
+# the file the directive is in (not known: a snippet's longest, 1024 characters).
+_MEMORY_BASE = 11 + 20 + 20 + 2048
+_LONGEST_PATH = 1024
+
+
+def _memory_problem(target: str, place: Where) -> str | None:
+    """ngx_log_set_log's memory:SIZE (a cyclic buffer only an nginx built --with-debug has)."""
+    if not place.debug:
+        return (
+            "logs to memory, which needs an nginx built --with-debug, and this build "
+            "(nginx.configure) is not (nginx: nginx was built without debug support): log to "
+            "a file"
+        )
+    buffer = size(target.removeprefix("memory:"))
+    path = len(place.path) if place.path is not None else _LONGEST_PATH
+    if buffer is not None and buffer >= _MEMORY_BASE + path:
+        return None
+    return (
+        f"takes memory:SIZE of at least {_MEMORY_BASE + path} bytes ({_MEMORY_BASE} and the "
+        f"length of the file's path), a size of digits then k or m, not {target!r} (nginx: "
+        "invalid buffer size): e.g. memory:32m"
+    )
+
+
 def error_log(args: Args, place: Where) -> str | None:
-    """ngx_log_set_log: its syslog target; ngx_log_set_levels: after the file, one level,
-    or debug_* levels alone."""
+    """ngx_log_set_log: its syslog target or memory buffer; ngx_log_set_levels: after the
+    file, one level, or debug_* levels alone."""
     target = log_target_problem(args[0])
+    if target is None and args[0].startswith("memory:"):
+        target = _memory_problem(args[0], place)
     if target:
         return target
     level = debug = False

@@ -17,13 +17,21 @@ Version = tuple[int, ...]
 
 class Where(Protocol):
     """What a handler ported in a module of its own reads of where a directive stands
-    (directive_handlers.Place): the block's context and the target nginx version."""
+    (directive_handlers.Place): the block's context, the target nginx version, whether it is
+    built --with-debug (True where the build is not known), and the file's path (None: not
+    known)."""
 
     @property
     def context(self) -> str: ...
 
     @property
     def version(self) -> Version: ...
+
+    @property
+    def debug(self) -> bool: ...
+
+    @property
+    def path(self) -> str | None: ...
 
 
 @cache

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Container, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tpgen.errors import FileRefused, Problem, problem
 from tpgen.files import MIB, read_text_file
@@ -346,7 +346,8 @@ def snippet_problems(
             continue
         context = snippet.where[1]
         site = (sites.get(snippet.path) or Site(context, frozenset())).joined(before.get(context))
-        around = Surroundings((shadowed or {}).get(context, {}), target, site, merged)
+        checked = replace(target, path=snippet.path)
+        around = Surroundings((shadowed or {}).get(context, {}), checked, site, merged)
         found = _check(snippet.text, snippet.tree, context, around)
         before[context] = block_site(context, snippet.directives).joined(before.get(context))
         shown = shown_path(snippet.path, locate)
