@@ -1041,6 +1041,14 @@ HANDLER_CASES = [
     ("http", "ssl_certificate a.crt; server { }"),
     ("http", "server { ssl_certificate a.crt; }"),
     ("http", "ssl_certificate a.crt; ssl_certificate b.crt; ssl_certificate_key a.key; server { }"),
+    # "" is the prefix directory (ngx_ssl_certificates), unless a path has a variable.
+    ("server", 'ssl_certificate ""; ssl_certificate_key "";'),
+    ("server", 'listen 127.0.0.1:19443 ssl; ssl_certificate ""; ssl_certificate_key "";'),
+    ("http", 'ssl_certificate ""; ssl_certificate_key ""; server { }'),
+    ("server", 'ssl_certificate ""; ssl_certificate_key $host.key;'),
+    ("server", 'ssl_certificate $host.crt; ssl_certificate_key "";'),
+    ("http", 'ssl_certificate_key ""; server { }'),
+    ("server", 'ssl_certificate /etc/ssl/certs/ssl-cert-snakeoil.pem; ssl_certificate_key "";'),
 ]
 
 

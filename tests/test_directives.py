@@ -440,6 +440,12 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
             "variable is missing): write ${name}, a name of letters, digits and _",
         ),
         ("http", "geo $ $g { }", 'reads the variable "$", which has no name (nginx: invalid'),
+        (
+            "server",
+            'ssl_certificate ""; ssl_certificate_key a.key;',
+            'is "", which nginx loads as the prefix directory, no certificate (nginx: cannot '
+            'load certificate "…/"): name the file, or remove it',
+        ),
         ("location", "fastcgi_split_path_info ^(.+)$;", "has 1 captures where nginx needs 2"),
         ("location", "gzip_comp_level 10;", "takes 1 to 9, not 10 (nginx: value must be between"),
         ("http", "connection_pool_size 100;", "at least 112 bytes, a multiple of 16, not 100"),

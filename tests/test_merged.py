@@ -200,6 +200,53 @@ TLS_CASES: list[tuple[dict[str, str], bool]] = [
         REFUSED,
     ),
 ]
+# An upstream certificate "" (proxy_, grpc_, uwsgi_) where the pass talks TLS: nginx 1.22 loads
+# the prefix directory, 1.23.0 on read it as none (tests/test_nginx_versions.py: 1.26 takes all).
+EMPTY_CERTIFICATE_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"location": 'proxy_ssl_certificate "";'}, REFUSED),  # tpgen's proxy_pass https://
+    ({"location": 'proxy_ssl_certificate ""; proxy_ssl_certificate_key "";'}, REFUSED),
+    ({"location": 'proxy_ssl_certificate ""; proxy_ssl_certificate_key $host.key;'}, TAKEN),
+    (
+        {"server": 'location /x { proxy_pass http://127.0.0.1:1; proxy_ssl_certificate ""; }'},
+        TAKEN,
+    ),
+    (
+        {
+            "http": 'proxy_ssl_certificate "";',
+            "server": "location /x { proxy_pass http://127.0.0.1:1; }",
+        },
+        REFUSED,  # in tpgen's location too, whose proxy_pass is https://
+    ),
+    (
+        {"http": 'proxy_ssl_certificate "";', "server": "location /x { proxy_pass http://$host; }"},
+        REFUSED,
+    ),
+    (
+        {"server": 'location /x { grpc_pass grpcs://127.0.0.1:1; grpc_ssl_certificate ""; }'},
+        REFUSED,
+    ),
+    ({"server": 'location /x { grpc_pass grpc://127.0.0.1:1; grpc_ssl_certificate ""; }'}, TAKEN),
+    (
+        {"server": 'location /x { uwsgi_pass SUWSGI://127.0.0.1:1; uwsgi_ssl_certificate ""; }'},
+        REFUSED,
+    ),
+    ({"server": 'location /x { uwsgi_pass 127.0.0.1:1; uwsgi_ssl_certificate ""; }'}, TAKEN),
+    (
+        {
+            "main": f'{STREAM} stream {{ proxy_ssl_certificate ""; server {{ listen '
+            "127.0.0.1:19568; proxy_pass 127.0.0.1:1; proxy_ssl ON; } }"
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "main": f'{STREAM} stream {{ proxy_ssl_certificate ""; server {{ listen '
+            "127.0.0.1:19569; proxy_pass 127.0.0.1:1; } }"
+        },
+        TAKEN,
+    ),
+]
+ORIGIN_TLS = {"origin": {"tls": True}}
 TLS = {
     "listen": [{"port": 443, "tls": True}],
     "tls": {"certificates": [{"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"}]},
@@ -276,7 +323,7 @@ TLS_NAMES_CASES: list[tuple[dict[str, str], bool]] = [
 ]
 
 
-def _with(
+def with_snippets(
     tmp_path: Path, snippets: dict[str, str], **sections: object
 ) -> tuple[NodeSpec, Plan, dict[str, str]]:
     """A cache node's spec with the snippets at their paths under tmp_path, its plan, and
@@ -294,8 +341,14 @@ def _with(
 
 @pytest.mark.parametrize(
     ("cases", "sections"),
-    [(MERGE_CASES, {}), (TLS_CASES, TLS), (NAMES_CASES, {}), (TLS_NAMES_CASES, TLS_NAMES)],
-    ids=["merges", "tls", "names", "tls-names"],
+    [
+        (MERGE_CASES, {}),
+        (TLS_CASES, TLS),
+        (NAMES_CASES, {}),
+        (TLS_NAMES_CASES, TLS_NAMES),
+        (EMPTY_CERTIFICATE_CASES, ORIGIN_TLS),
+    ],
+    ids=["merges", "tls", "names", "tls-names", "empty-certificates"],
 )
 def test_tpgen_refuses_a_merge_where_the_real_nginx_does(
     nginx_binary: str,
@@ -315,7 +368,7 @@ def merge_disagreements(
     for index, (snippets, nginx_refuses) in enumerate(cases):
         case = root / str(index)
         case.mkdir()
-        node, plan, paths = _with(case, snippets, **sections)
+        node, plan, paths = with_snippets(case, snippets, **sections)
         said = check_plan(plan, nginx=nginx)
         assert said.ok != nginx_refuses, (snippets, said.output)
         refused = extra_file_problems(node, paths)
@@ -327,7 +380,9 @@ def merge_disagreements(
 def test_a_refusal_names_the_snippet_directive_nearest_the_block_and_the_fix(
     tmp_path: Path,
 ) -> None:
-    node, _, paths = _with(tmp_path, {"http": "proxy_buffer_size 64k;\nproxy_buffers 8 4k;"})
+    node, _, paths = with_snippets(
+        tmp_path, {"http": "proxy_buffer_size 64k;\nproxy_buffers 8 4k;"}
+    )
     (found,) = extra_file_problems(node, paths)
     assert found.message == (
         f"{tmp_path}/http.conf line 2: proxy_buffers: with proxy_buffers 8 4k and "
@@ -342,7 +397,7 @@ def test_a_log_buffered_unlike_tpgen_s_own_log_to_that_file_is_refused(tmp_path:
     """tpgen's access_log buffers its file first (buffer= and flush=, from the spec): a
     snippet that buffers the same file needs the same settings; an unbuffered one shares it."""
     own = "/var/log/nginx/access.log"
-    node, _, paths = _with(tmp_path, {"http": f"access_log {own} combined buffer=8k;"})
+    node, _, paths = with_snippets(tmp_path, {"http": f"access_log {own} combined buffer=8k;"})
     (found,) = extra_file_problems(node, paths)
     assert found.message == (
         f"{tmp_path}/http.conf line 1: access_log: buffers '{own}' (buffer=8k, no flush, no "
@@ -350,7 +405,7 @@ def test_a_log_buffered_unlike_tpgen_s_own_log_to_that_file_is_refused(tmp_path:
         f'access_log "{own}" already defined with conflicting parameters): give both the same '
         "buffer=, flush= and gzip, or log to another file"
     )
-    node, _, paths = _with(tmp_path, {"http": f"access_log {own} combined;"})
+    node, _, paths = with_snippets(tmp_path, {"http": f"access_log {own} combined;"})
     assert extra_file_problems(node, paths) == []
 
 
@@ -371,7 +426,9 @@ def test_sizes_are_shown_as_nginx_reads_them(value: int, shown: str) -> None:
 
 
 def test_a_server_name_nginx_cannot_hash_is_refused_with_the_size_to_set(tmp_path: Path) -> None:
-    node, _, paths = _with(tmp_path, _on_80(f"a.net {A47}", "server_names_hash_max_size 1;\n"))
+    node, _, paths = with_snippets(
+        tmp_path, _on_80(f"a.net {A47}", "server_names_hash_max_size 1;\n")
+    )
     (found,) = extra_file_problems(node, paths)
     assert found.message == (
         f"{tmp_path}/http.conf line 2: server_name: names '{A47}' (47 characters) on "
@@ -382,7 +439,7 @@ def test_a_server_name_nginx_cannot_hash_is_refused_with_the_size_to_set(tmp_pat
         "128; to an extra.http snippet"
     )
     (tmp_path / "m").mkdir()
-    node, _, paths = _with(
+    node, _, paths = with_snippets(
         tmp_path / "m", _on_80(_short_names(4091), "server_names_hash_max_size 1; ")
     )
     (found,) = extra_file_problems(node, paths)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tpgen.api import extra_file_problems
 from tpgen.check import check_plan, install_bundled_mime_types, rebased, write_tls_files
 from tpgen.plan import Decision, make_plan
 from tpgen.render import render_config
@@ -37,7 +38,15 @@ from .nginx_tables import (
     value_disagreements,
 )
 from .specs import spec
-from .test_merged import NAMES_CASES, TLS_NAMES, TLS_NAMES_CASES, merge_disagreements
+from .test_merged import (
+    EMPTY_CERTIFICATE_CASES,
+    NAMES_CASES,
+    ORIGIN_TLS,
+    TLS_NAMES,
+    TLS_NAMES_CASES,
+    merge_disagreements,
+    with_snippets,
+)
 
 pytestmark = pytest.mark.containers
 IMAGE = "tpgen-nginx:trixie"
@@ -130,6 +139,19 @@ def test_the_stream_variables_say_what_nginx_1_26_says(
     assert lacked_stream_variables(Build(version, configure_arguments([trixie_nginx]))) == set(
         unknown
     )
+
+
+def test_an_empty_upstream_certificate_is_none_in_nginx_1_26(
+    trixie_nginx: str, tmp_path: Path
+) -> None:
+    """What nginx 1.22 refuses of a proxy_, grpc_ or uwsgi_ssl_certificate "" (the prefix
+    directory loaded, tests/test_merged.py), nginx 1.23.0 on takes: "" is no certificate."""
+    for index, (snippets, _) in enumerate(EMPTY_CERTIFICATE_CASES):
+        case = tmp_path / str(index)
+        case.mkdir()
+        node, plan, paths = with_snippets(case, snippets, **ORIGIN_TLS, nginx={"version": "1.26.3"})
+        assert check_plan(plan, nginx=trixie_nginx).ok, snippets
+        assert extra_file_problems(node, paths) == []
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ from tpgen.spec.directive_handlers import (
 )
 from tpgen.spec.directive_values import post_problem, value_problem
 from tpgen.spec.edge import version_text
+from tpgen.spec.handlers_certificates import empty_certificate_paths
 from tpgen.spec.handlers_listen import Listen, Server, listen_conflicts, server_listens
 from tpgen.spec.handlers_referers import referer_conflicts
 from tpgen.spec.handlers_stream_listen import stream_listen_conflicts, stream_listens
@@ -711,6 +712,7 @@ def _block_rules(
     """What nginx refuses of a block's directives together, after each one's own checks."""
     if context in ("http", "server"):
         yield from _unpaired_certificate(directives, site, target)
+        yield from empty_certificate_paths(directives)
     if context in ("server", "location"):
         # The bucket a config sets anywhere may be the one this block inherits.
         bucket_set = target.used is None or "referer_hash_bucket_size" in target.used

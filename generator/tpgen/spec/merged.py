@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from tpgen.spec.directive_values import PAGE_SIZE, number, size, time
 from tpgen.spec.directives import declared_zone
+from tpgen.spec.edge import version_text
 from tpgen.spec.merged_names import names_hash_refusals
 from tpgen.spec.nginx_syntax import Directive, with_snippets
 from tpgen.spec.nginx_table import Version
@@ -36,8 +37,10 @@ _INNER = {
     ("main", "http"): "http",
     ("http", "server"): "server",
     ("server", "location"): "location",
+    ("location", "location"): "location",
+    ("main", "stream"): "stream",
+    ("stream", "server"): "stream_server",
 }
-_INNER[("location", "location")] = "location"
 
 # Every directive a block sets: name -> (the directive, whether a snippet wrote it, its depth).
 Settings = Mapping[str, "Setting"]
@@ -323,12 +326,64 @@ def _walk(
     if context in ("server", "location"):
         for prefix in UPSTREAMS:
             yield from _upstream_buffers(prefix, settings)
+    if reading.version < _EMPTY_CERTIFICATE_IS_NONE:
+        yield from _empty_certificates(context, settings, depth, reading.version)
     for directive, mine in own:
         inner = _INNER.get((context, directive.name))
         if inner is not None and directive.block is not None:
             yield from _walk(
                 directive.block, inner, settings, reading, depth + 1, from_snippet=mine
             )
+
+
+# The upstream modules that talk TLS, and the scheme of their pass that does.
+_TLS_SCHEMES = {"proxy": "https://", "grpc": "grpcs://", "uwsgi": "suwsgi://"}
+# nginx 1.23.0 reads an upstream certificate "" as none (before, the prefix directory).
+_EMPTY_CERTIFICATE_IS_NONE = (1, 23, 0)
+
+
+def _empty_certificates(
+    context: str, settings: Settings, depth: int, version: Version
+) -> Iterator[tuple[Directive, str]]:
+    """ngx_http_proxy_set_ssl (grpc's, uwsgi's alike) and ngx_stream_proxy_set_ssl before
+    1.23.0: where the upstream talks TLS, the certificate in force is loaded, "" too."""
+    if context == "stream_server":
+        # An on/off flag's value is caseless (ngx_conf_set_flag_slot).
+        flag = settings.get("proxy_ssl")
+        if flag is not None and " ".join(flag.directive.args).lower() == "on":
+            yield from _empty_certificate("proxy", "proxy_ssl is on", settings, version)
+        return
+    for prefix, scheme in _TLS_SCHEMES.items() if context == "location" else ():
+        passed = settings.get(f"{prefix}_pass")
+        if passed is None or passed.depth != depth:
+            continue  # the location's own pass sets up TLS, an inherited one does not
+        url = " ".join(passed.directive.args)
+        if url.lower().startswith(scheme) or "$" in url:  # any variable: TLS maybe
+            yield from _empty_certificate(prefix, f"{prefix}_pass talks TLS", settings, version)
+
+
+def _empty_certificate(
+    prefix: str, where: str, settings: Settings, version: Version
+) -> Iterator[tuple[Directive, str]]:
+    certificate = settings.get(f"{prefix}_ssl_certificate")
+    if certificate is None or certificate.directive.args != ("",) or not certificate.from_snippet:
+        return
+    key = settings.get(f"{prefix}_ssl_certificate_key")
+    if key is not None and "$" in " ".join(key.directive.args):
+        return  # loaded per request, where "" is none
+    said = (
+        f'no "{prefix}_ssl_certificate_key" is defined for certificate ""'
+        if key is None
+        else 'cannot load certificate "…/"'
+    )
+    yield (
+        certificate.directive,
+        (
+            f'is "", which nginx {version_text(version)} loads as the prefix directory where '
+            f"{where}; nginx 1.23.0 and later read it as no certificate (nginx: {said}): "
+            "remove it, or target nginx 1.23 or later"
+        ),
+    )
 
 
 def _blamed(settings: Settings, names: tuple[str, ...]) -> Directive | None:
