@@ -574,6 +574,25 @@ HANDLER_CASES = [
             "server { listen 127.0.0.1:19999 udp; listen 127.0.0.1:19999; return 1; }",
         )
     ),
+    # A stream server needs a listen, and up to 1.27.0 a content handler: return, proxy_pass,
+    # pass from 1.25.5 (ngx_stream_core_merge_srv_conf); ssl_preread sets none.
+    *(
+        ("main", f"{STREAM} stream {{ {body} }}")
+        for body in (
+            "server { listen 127.0.0.1:19999; }",
+            "server { listen 127.0.0.1:19999; ssl_preread on; }",
+            "server { listen 127.0.0.1:19999; ssl_preread on; "
+            "proxy_pass $ssl_preread_server_name; }",
+            "server { listen 127.0.0.1:19999; proxy_pass 127.0.0.1:1; }",
+            "server { listen 127.0.0.1:19999; pass 127.0.0.1:1; }",
+            "server { listen 127.0.0.1:19999 ssl; ssl_reject_handshake on; }",
+            "server { return 1; }",
+            "server { }",
+            "server { listen 127.0.0.1:19999; return 1; } "
+            "server { listen 127.0.0.1:19998; proxy_timeout 1s; }",
+            "ssl_preread on; server { listen 127.0.0.1:19999; proxy_pass 127.0.0.1:1; }",
+        )
+    ),
     ("http", "split_clients $uri $sc { 50% a; * b; }"),
     ("http", "split_clients $uri $sc { 50% a b; * c; }"),
     ("http", "split_clients $uri $sc { * a; 10% b; }"),

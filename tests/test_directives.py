@@ -533,6 +533,35 @@ def test_a_stream_listen_is_read_as_the_nginx_of_the_target_reads_it(
     assert expected in reason
 
 
+@pytest.mark.parametrize(
+    ("body", "version", "expected"),
+    [
+        (
+            "server { listen 1; ssl_preread on; }",
+            V122,
+            "has no return or proxy_pass, and nginx 1.22.1 needs one in every stream server "
+            "(nginx: no handler for server; nginx 1.27.1 and later take it and close its "
+            "connections): add proxy_pass (or return) to the server, or target nginx 1.27.1 or "
+            "later",
+        ),
+        ("server { listen 1; }", (1, 27, 0), "has no return, proxy_pass or pass, and nginx 1.27.0"),
+        ("server { listen 1; }", (1, 27, 1), None),
+        ("server { listen 1; ssl_preread on; }", (1, 31, 4), None),
+        (
+            "server { return 1; }",
+            (1, 31, 4),
+            'has no listen, and nginx needs one in every stream server (nginx: no "listen" is '
+            "defined for server): add listen with the address and port it serves",
+        ),
+    ],
+)
+def test_a_stream_server_needs_a_listen_and_before_1_27_1_a_content_handler(
+    body: str, version: tuple[int, ...], expected: str | None
+) -> None:
+    found = reasons(f"stream {{ {body} }}", "main", version)
+    assert [expected in reason for reason in found] == ([] if expected is None else [True])
+
+
 def test_a_stream_variable_is_stream_s_own_or_the_stream_block_s() -> None:
     text = (
         "http { map $uri $h { } } "

@@ -32,6 +32,7 @@ from tpgen.spec.handlers_certificates import empty_certificate_paths
 from tpgen.spec.handlers_listen import Listen, Server, listen_conflicts, server_listens
 from tpgen.spec.handlers_referers import referer_conflicts
 from tpgen.spec.handlers_stream_listen import stream_listen_conflicts, stream_listens
+from tpgen.spec.handlers_stream_server import stream_server_refusals
 from tpgen.spec.nginx_script import script_variables
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version, covers, in_version, span, table
@@ -721,6 +722,7 @@ def _block_rules(
         yield from _listen_rules(directives, target)
     if context == "stream":
         yield from _stream_listen_rules(directives, target)
+        yield from stream_server_refusals(directives, target.version, commands().__contains__)
 
 
 # Handlers that judge their block after nginx has read it (an upstream without servers):
