@@ -347,6 +347,9 @@ def value_disagreements(run: Runner, root: Path, version: Version) -> list[tuple
 # Lines for each handler spec/directive_handlers.py ports, taken and refused: regexes that do
 # and do not compile (PCRE-only syntax too), location modifiers and nesting, if's conditions,
 # map bodies, rewrite's flags, server names, referers.
+# A certificate and key nginx loads per handshake, and CAs both nginx builds can read.
+_PAIR = "ssl_certificate a$ssl_server_name.crt; ssl_certificate_key a$ssl_server_name.key;"
+_CAS = "/etc/ssl/certs/ca-certificates.crt"
 HANDLER_CASES = [
     ("server", "location ~ ( {}"),
     ("server", r"location ~* \.(jpg|png)$ {}"),
@@ -591,6 +594,39 @@ HANDLER_CASES = [
             "server { listen 127.0.0.1:19999; return 1; } "
             "server { listen 127.0.0.1:19998; proxy_timeout 1s; }",
             "ssl_preread on; server { listen 127.0.0.1:19999; proxy_pass 127.0.0.1:1; }",
+        )
+    ),
+    # A stream server's certificates and keys, its own or the stream block's: up to 1.25.4
+    # checked in a server with a listen ... ssl only, from 1.25.5 in any with a certificate
+    # (ngx_stream_ssl_merge_srv_conf). A path with a variable is loaded per handshake.
+    *(
+        ("main", f"{STREAM} stream {{ {body} }}")
+        for body in (
+            "server { listen 127.0.0.1:19999; return 1; ssl_certificate a.crt; }",
+            "ssl_certificate a.crt; server { listen 127.0.0.1:19999; return 1; }",
+            "ssl_certificate a.crt;",
+            "server { listen 127.0.0.1:19999 ssl; return 1; ssl_certificate a.crt; }",
+            f"server {{ listen 127.0.0.1:19999 ssl; return 1; {_PAIR} }}",
+            f"server {{ listen 127.0.0.1:19999 ssl; return 1; {_PAIR} ssl_certificate b.crt; }}",
+            f"{_PAIR} server {{ listen 127.0.0.1:19999 ssl; return 1; "
+            "ssl_certificate_key b$ssl_server_name.key; }",
+            "ssl_certificate_key a$ssl_server_name.key; server { listen 127.0.0.1:19999 ssl; "
+            "return 1; ssl_certificate a$ssl_server_name.crt; ssl_certificate b.crt; }",
+            f"server {{ listen 127.0.0.1:19999 ssl; return 1; {_PAIR} ssl_verify_client on; }}",
+            f"server {{ listen 127.0.0.1:19999; return 1; {_PAIR} ssl_verify_client on; }}",
+            f"server {{ listen 127.0.0.1:19999 ssl; return 1; {_PAIR} "
+            "ssl_verify_client optional_no_ca; }",
+            f"ssl_verify_client ON; server {{ listen 127.0.0.1:19999 ssl; return 1; {_PAIR} }}",
+            f"ssl_client_certificate {_CAS}; server {{ listen 127.0.0.1:19999 ssl; return 1; "
+            f"{_PAIR} ssl_verify_client optional; }}",
+            "server { listen 127.0.0.1:19999; return 1; ssl_certificate a.crt; "
+            'ssl_certificate_key ""; }',
+            'ssl_certificate_key ""; server { listen 127.0.0.1:19999 ssl; return 1; '
+            "ssl_certificate a.crt; }",
+            'server { listen 127.0.0.1:19999; return 1; ssl_certificate ""; '
+            "ssl_certificate_key $ssl_server_name.key; }",
+            "server { listen 127.0.0.1:19999; return 1; ssl_reject_handshake on; "
+            "ssl_verify_client on; }",
         )
     ),
     ("http", "split_clients $uri $sc { 50% a; * b; }"),

@@ -562,6 +562,43 @@ def test_a_stream_server_needs_a_listen_and_before_1_27_1_a_content_handler(
     assert [expected in reason for reason in found] == ([] if expected is None else [True])
 
 
+@pytest.mark.parametrize(
+    ("body", "version", "expected"),
+    [
+        ("server { listen 1; return 1; ssl_certificate a.crt; }", (1, 25, 4), None),
+        (
+            "ssl_certificate a.crt; server { listen 1; return 1; }",
+            (1, 25, 5),
+            "has no ssl_certificate_key of its own: nginx pairs the block's certificates and "
+            'keys in order (1 certificates, 0 keys here) (nginx: no "ssl_certificate_key" is '
+            "defined for certificate): add its key after it",
+        ),
+        (
+            'ssl_certificate_key ""; server { listen 1 ssl; return 1; ssl_certificate a.crt; }',
+            V122,
+            "(a server without ssl_certificate of its own takes the stream block's)",
+        ),
+        (
+            "server { listen 1; return 1; ssl_reject_handshake on; ssl_verify_client on; }",
+            (1, 27, 2),
+            "asks for client certificates in a TLS server without ssl_client_certificate or "
+            "ssl_trusted_certificate to check them against",
+        ),
+        (
+            "server { listen 1; return 1; ssl_reject_handshake on; ssl_verify_client on; "
+            "ssl_trusted_certificate cas.pem; }",
+            (1, 27, 2),
+            None,
+        ),
+    ],
+)
+def test_a_stream_server_s_certificates_are_merged_as_the_nginx_of_the_target_merges_them(
+    body: str, version: tuple[int, ...], expected: str | None
+) -> None:
+    found = reasons(f"stream {{ {body} }}", "main", version)
+    assert [expected in reason for reason in found] == ([] if expected is None else [True])
+
+
 def test_a_stream_variable_is_stream_s_own_or_the_stream_block_s() -> None:
     text = (
         "http { map $uri $h { } } "

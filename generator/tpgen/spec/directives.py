@@ -28,11 +28,12 @@ from tpgen.spec.directive_handlers import (
 )
 from tpgen.spec.directive_values import post_problem, value_problem
 from tpgen.spec.edge import version_text
-from tpgen.spec.handlers_certificates import empty_certificate_paths
+from tpgen.spec.handlers_certificates import empty_certificate_paths, unpaired_certificate
 from tpgen.spec.handlers_listen import Listen, Server, listen_conflicts, server_listens
 from tpgen.spec.handlers_referers import referer_conflicts
 from tpgen.spec.handlers_stream_listen import stream_listen_conflicts, stream_listens
 from tpgen.spec.handlers_stream_server import stream_server_refusals
+from tpgen.spec.handlers_stream_ssl import stream_ssl_refusals
 from tpgen.spec.nginx_script import script_variables
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version, covers, in_version, span, table
@@ -723,6 +724,7 @@ def _block_rules(
     if context == "stream":
         yield from _stream_listen_rules(directives, target)
         yield from stream_server_refusals(directives, target.version, commands().__contains__)
+        yield from stream_ssl_refusals(directives, target.version)
 
 
 # Handlers that judge their block after nginx has read it (an upstream without servers):
@@ -809,18 +811,10 @@ def _unpaired_certificate(
     own or (when it sets none) inherited. tpgen's own certificates come with their keys."""
     certificates = [d for d in directives if d.name == "ssl_certificate"]
     keys = sum(d.name == "ssl_certificate_key" for d in directives)
-    if len(certificates) <= keys:
-        return
+    unpaired = unpaired_certificate(certificates, keys)
     no_key_anywhere = target.used is not None and "ssl_certificate_key" not in target.used
-    if keys or "ssl_certificate" in site.taken or no_key_anywhere:
-        yield (
-            certificates[-1],
-            (
-                f"has no ssl_certificate_key of its own: nginx pairs the block's certificates "
-                f"and keys in order ({len(certificates)} certificates, {keys} keys here) (nginx: "
-                'no "ssl_certificate_key" is defined for certificate): add its key after it'
-            ),
-        )
+    if unpaired is not None and (keys or "ssl_certificate" in site.taken or no_key_anywhere):
+        yield unpaired
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from tpgen.spec.directive_values import PAGE_SIZE, number, size, time
 from tpgen.spec.directives import declared_zone
 from tpgen.spec.edge import version_text
+from tpgen.spec.handlers_certificates import unchecked_clients
 from tpgen.spec.merged_names import names_hash_refusals
 from tpgen.spec.nginx_syntax import Directive, with_snippets
 from tpgen.spec.nginx_table import Version
@@ -434,36 +435,20 @@ def _header_buffers(settings: Settings) -> Iterator[tuple[Directive, str]]:
         )
 
 
-# ssl_verify_client takes ssl_trusted_certificate's CAs as well since 1.27.2 (18afcda93).
-_TRUSTED_VERIFIES = (1, 27, 2)
-
-
 def _client_verification(settings: Settings, version: Version) -> Iterator[tuple[Directive, str]]:
     """ngx_http_ssl_merge_srv_conf: a server that has a certificate (or rejects handshakes)
     and asks for client certificates needs the CAs to check them against."""
     verify = settings.get("ssl_verify_client")
     if verify is None or not verify.from_snippet:
         return
-    # An enum's and a flag's values are caseless (ngx_conf_set_enum_slot, _flag_slot).
-    if " ".join(verify.directive.args[:1]).lower() not in ("on", "optional"):
-        return
     rejects = settings.get("ssl_reject_handshake")
+    # A flag's values are caseless (ngx_conf_set_flag_slot).
     serves = "ssl_certificate" in settings or (
         rejects is not None and " ".join(rejects.directive.args[:1]).lower() == "on"
     )
-    authorities = ["ssl_client_certificate"]
-    if version >= _TRUSTED_VERIFIES:
-        authorities.append("ssl_trusted_certificate")
-    if serves and not any(name in settings for name in authorities):
-        yield (
-            verify.directive,
-            (
-                f"asks for client certificates in a TLS server without "
-                f"{' or '.join(authorities)} to check them against (nginx: no "
-                "ssl_client_certificate for ssl_verify_client): add ssl_client_certificate with "
-                "the CAs' certificates beside it, or use optional_no_ca"
-            ),
-        )
+    reason = unchecked_clients(verify.directive, settings.keys(), version) if serves else None
+    if reason is not None:
+        yield verify.directive, reason
 
 
 @dataclass(frozen=True)
