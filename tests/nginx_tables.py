@@ -930,6 +930,24 @@ HANDLER_CASES = [
     ("http", "server { listen 127.0.0.1:19999 SSL; }"),
     ("http", "server { listen 127.0.0.1:19999 http2; }"),
     ("http", "server { listen 127.0.0.1:19999 quic; ssl_reject_handshake on; }"),
+    # Parameters by version: multipath from 1.29.7, spdy (only warned about) up to 1.19.6,
+    # and what quic refuses beside it (from 1.25.4 fastopen=, backlog=, deferred, so_keepalive=).
+    ("http", "server { listen 127.0.0.1:19999 multipath; }"),
+    ("http", "server { listen 127.0.0.1:19999 spdy; }"),
+    *(
+        ("http", f"server {{ listen 127.0.0.1:19999 quic {word}; ssl_reject_handshake on; }}")
+        for word in (
+            "backlog=5",
+            "fastopen=1",
+            "deferred",
+            "so_keepalive=off",
+            "ssl",
+            "http2",
+            "proxy_protocol",
+            "multipath",
+            "reuseport rcvbuf=64k",
+        )
+    ),
     # What nginx refuses when it merges the servers' listens of one address.
     ("http", "server { listen 127.0.0.1:19999; listen 127.0.0.1:19999; }"),
     ("http", "server { listen 19999; listen *:19999; }"),

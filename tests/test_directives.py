@@ -599,6 +599,39 @@ def test_a_stream_server_s_certificates_are_merged_as_the_nginx_of_the_target_me
     assert [expected in reason for reason in found] == ([] if expected is None else [True])
 
 
+@pytest.mark.parametrize(
+    ("listen", "version", "expected"),
+    [
+        ("listen 80 multipath;", (1, 29, 6), '(nginx: invalid parameter "multipath")'),
+        ("listen 80 multipath reuseport;", (1, 29, 7), None),
+        ("listen 80 spdy;", (1, 19, 6), None),
+        ("listen 80 spdy;", (1, 19, 7), '(nginx: invalid parameter "spdy")'),
+        ("listen 80 quic backlog=5 so_keepalive=on;", (1, 25, 3), None),
+        (
+            "listen 80 quic backlog=5;",
+            (1, 25, 4),
+            "takes none of fastopen=, backlog=, deferred, ssl, http2, so_keepalive= and "
+            'proxy_protocol beside quic, a datagram socket (nginx: "backlog" parameter is '
+            'incompatible with "quic"): remove it, or quic',
+        ),
+        ("listen 80 quic multipath;", (1, 29, 6), '(nginx: invalid parameter "multipath")'),
+        ("listen 80 quic multipath;", (1, 29, 7), '"multipath" parameter is incompatible with'),
+        ("listen 80 quic ssl;", (1, 25, 0), "takes none of ssl, http2 and proxy_protocol beside"),
+    ],
+)
+def test_an_http_listen_s_parameters_are_those_of_the_target_nginx(
+    listen: str, version: tuple[int, ...], expected: str | None
+) -> None:
+    found = reasons(listen, "server", version)
+    assert [expected in reason for reason in found] == ([] if expected is None else [True])
+
+
+def test_multipath_sets_socket_options_from_1_29_7() -> None:
+    text = "server { listen 80 multipath; } server { listen 80 backlog=9; }"
+    (reason,) = reasons(text, "http", (1, 29, 7))
+    assert "(nginx: duplicate listen options for 0.0.0.0:80)" in reason
+
+
 def test_a_stream_variable_is_stream_s_own_or_the_stream_block_s() -> None:
     text = (
         "http { map $uri $h { } } "

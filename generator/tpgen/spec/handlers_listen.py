@@ -3,10 +3,12 @@ ngx_parse_url reads a listen's (src/core/ngx_inet.c: ngx_parse_inet_url, ngx_par
 ngx_parse_unix_domain_url — a port alone, *:port, addr:port, [IPv6]:port, a port range,
 unix:path), the parameters as ngx_http_core_listen reads them on Linux
 (src/http/ngx_http_core_module.c: default_server, bind, backlog=, rcvbuf=, sndbuf=, fastopen=,
-deferred, ipv6only=, reuseport, ssl, http2, so_keepalive=, proxy_protocol, quic from 1.25 and
-what 1.25 makes incompatible with it; setfib= is FreeBSD's and accept_filter= only warned
-about), and what ngx_http_add_addresses (src/http/ngx_http.c) refuses when it merges the
-servers' listens of one address: a second default server, a second listen with socket options,
+deferred, ipv6only=, reuseport, ssl, http2, so_keepalive=, proxy_protocol; spdy up to 1.19.6,
+only warned about; quic from 1.25.0, with ssl, http2 and proxy_protocol incompatible, from
+1.25.4 fastopen=, backlog=, deferred and so_keepalive= too (71a0a4acd); multipath from 1.29.7
+(920dc099c); setfib= is FreeBSD's and accept_filter= only warned about), and what
+ngx_http_add_addresses (src/http/ngx_http.c) refuses when it merges the servers' listens of one
+address: a second default server, a second listen with socket options,
 the same address twice in one server; and, from ngx_http_ssl_init
 (src/http/modules/ngx_http_ssl_module.c), an SSL address whose default server has no
 certificate. A host name is resolved by nginx when it loads the config: whether it resolves on
@@ -189,10 +191,10 @@ def _parameter(word: str, found: Options, version: Version) -> str | None:
     valued = socket_value(word, found)
     if valued is not None:
         return valued or None
-    if word in _SETS:
+    if word in _SETS or (word == "multipath" and version >= _MULTIPATH_SINCE):
         found.options.append(word)
-    elif word.startswith("accept_filter="):
-        pass  # FreeBSD's: elsewhere only warned about and ignored
+    elif word.startswith("accept_filter=") or (word == "spdy" and version <= _SPDY_UNTIL):
+        pass  # FreeBSD's, and spdy's successor's: only warned about and ignored
     elif word in _FLAGS or (word == "quic" and version >= _QUIC_SINCE):
         found.words.add(word)
     else:
@@ -200,7 +202,19 @@ def _parameter(word: str, found: Options, version: Version) -> str | None:
     return None
 
 
-_QUIC_INCOMPATIBLE = ("fastopen", "backlog", "deferred", "ssl", "http2", "so_keepalive")
+_MULTIPATH_SINCE = (1, 29, 7)
+_SPDY_UNTIL = (1, 19, 6)
+# What quic refuses beside it, in the order nginx tests them, and the first nginx that does.
+_QUIC_INCOMPATIBLE: tuple[tuple[str, Version], ...] = (
+    ("fastopen", (1, 25, 4)),
+    ("backlog", (1, 25, 4)),
+    ("deferred", (1, 25, 4)),
+    ("multipath", _MULTIPATH_SINCE),
+    ("ssl", _QUIC_SINCE),
+    ("http2", _QUIC_SINCE),
+    ("so_keepalive", (1, 25, 4)),
+    ("proxy_protocol", _QUIC_SINCE),
+)
 
 
 def listen_options(args: Args, version: Version) -> Options | str:
@@ -213,8 +227,8 @@ def listen_options(args: Args, version: Version) -> Options | str:
     found.default = bool(found.words & {"default_server", "default"})
     found.ssl, found.quic = "ssl" in found.words, "quic" in found.words
     if found.quic:
-        clash = [w for w in _QUIC_INCOMPATIBLE if w in found.options or w in found.words]
-        clash += ["proxy_protocol"] if "proxy_protocol" in found.words else []
+        given = {*found.options, *found.words}
+        clash = [w for w, since in _QUIC_INCOMPATIBLE if w in given and version >= since]
         if clash:
             return f'"{clash[0]}" parameter is incompatible with "quic"'
     return found
@@ -249,12 +263,20 @@ def listen_problem(args: Args, version: Version) -> str | None:
     if address is not None:
         return address
     options = listen_options(args, version)
+    if isinstance(options, str) and options.endswith('with "quic"'):
+        words = [w + "=" * (w in VALUED) for w, since in _QUIC_INCOMPATIBLE if version >= since]
+        return (
+            f"takes none of {', '.join(words[:-1])} and {words[-1]} beside quic, a datagram "
+            f"socket (nginx: {options}): remove it, or quic"
+        )
     if isinstance(options, str):
+        newer = ", quic" if version >= _QUIC_SINCE else ""
+        newer += ", multipath" if version >= _MULTIPATH_SINCE else ""
         return (
             "takes default_server, ssl, http2, proxy_protocol, bind, backlog=N, rcvbuf= and "
             "sndbuf=SIZE, fastopen=N, deferred, ipv6only=on|off, reuseport, "
-            f"so_keepalive=on|off|IDLE:INTVL:CNT{', quic' if version >= _QUIC_SINCE else ''} "
-            f"after the address (nginx: {options}): fix or remove the parameter"
+            f"so_keepalive=on|off|IDLE:INTVL:CNT{newer} after the address (nginx: {options}): "
+            "fix or remove the parameter"
         )
     return None
 
