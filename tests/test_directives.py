@@ -632,6 +632,23 @@ def test_multipath_sets_socket_options_from_1_29_7() -> None:
     assert "(nginx: duplicate listen options for 0.0.0.0:80)" in reason
 
 
+@pytest.mark.parametrize(
+    ("text", "context"),
+    [
+        ("server { listen 19990-19992; listen 19992; }", "http"),
+        (
+            "stream { server { listen 19990-19992; return 1; } "
+            "server { listen 19992; return 2; } }",
+            "main",
+        ),
+    ],
+)
+def test_nginx_1_23_3_listens_on_the_first_port_of_a_range_only(text: str, context: str) -> None:
+    assert reasons(text, context, (1, 23, 3)) == []
+    (reason,) = reasons(text, context, (1, 23, 4))
+    assert "0.0.0.0:19992" in reason
+
+
 def test_a_stream_variable_is_stream_s_own_or_the_stream_block_s() -> None:
     text = (
         "http { map $uri $h { } } "

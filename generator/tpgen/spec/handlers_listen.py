@@ -303,6 +303,16 @@ class Server:
     tpgen: bool
 
 
+# nginx 1.23.3 dropped a listen's addresses equal to an earlier one but for the port
+# (22223c75c, fixed in 1.23.4 by 641368249): of a port range it listens on the first port only.
+_RANGE_FIRST_PORT_ONLY = (1, 23, 3)
+
+
+def listened(sockets: tuple[Socket, ...], version: Version) -> tuple[Socket, ...]:
+    """The sockets of a listen's address that ``version`` adds (http's and stream's alike)."""
+    return sockets[:1] if version == _RANGE_FIRST_PORT_ONLY else sockets
+
+
 def server_listens(
     listens: Sequence[Directive], version: Version, *, tpgen: bool
 ) -> tuple[Listen, ...]:
@@ -312,6 +322,7 @@ def server_listens(
         if not directive.args:
             continue
         sockets = listen_address(directive.args[0])
+        sockets = listened(sockets, version) if isinstance(sockets, tuple) else sockets
         options = listen_options(directive.args, version)
         if isinstance(sockets, tuple) and isinstance(options, Options):
             if options.quic:

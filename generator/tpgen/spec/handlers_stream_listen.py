@@ -24,6 +24,7 @@ from tpgen.spec.handlers_listen import (
     address_problem,
     listen_address,
     listen_conflicts,
+    listened,
     socket_key,
     socket_value,
 )
@@ -136,7 +137,8 @@ def stream_listens(
         if isinstance(sockets, tuple) and isinstance(options, Options):
             udp = "udp" in options.words
             sockets = tuple(
-                Socket(s.family, s.address, s.port, s.text, datagram=udp) for s in sockets
+                Socket(s.family, s.address, s.port, s.text, datagram=udp)
+                for s in listened(sockets, version)
             )
             found.append(Listen(directive, sockets, options, tpgen))
     return tuple(found)
