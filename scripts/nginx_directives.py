@@ -118,6 +118,75 @@ SLOTS = {
     "ngx_http_upstream_resolver": "resolver",
     "ngx_stream_upstream_resolver": "resolver",
 }
+# Which arguments a handler runs through nginx's script compiler, where nginx refuses a $ with
+# no name or an unclosed ${ (ngx_http_script_compile, ngx_http_log_compile_format): "first",
+# "second", "last", "all"; "log" (access_log's path unless syslog:, and each if=), "format"
+# (log_format's after its name, not escape=). Each handler compiles only what has a $
+# (ngx_http_script_variables_count), so a value with none is never refused. A handler listed
+# must compile scripts, itself or in its module's merge, in the version read.
+SCRIPT_ARGUMENTS = {
+    "ngx_http_set_complex_value_slot": "first",
+    "ngx_http_set_complex_value_size_slot": "first",
+    "ngx_http_set_complex_value_zero_slot": "first",
+    "ngx_stream_set_complex_value_slot": "first",
+    "ngx_stream_set_complex_value_size_slot": "first",
+    "ngx_stream_set_complex_value_zero_slot": "first",
+    "ngx_http_set_predicate_slot": "all",
+    "ngx_http_upstream_bind_set_slot": "first",
+    "ngx_stream_proxy_bind": "first",
+    "ngx_http_upstream_param_set_slot": "second",
+    "ngx_http_headers_add": "second",
+    "ngx_http_rewrite_set": "second",
+    "ngx_stream_set": "second",
+    "ngx_http_auth_request_set": "second",
+    "ngx_http_rewrite_return": "last",
+    "ngx_stream_return": "first",
+    "ngx_http_rewrite": "second",
+    "ngx_http_proxy_pass": "first",
+    "ngx_http_fastcgi_pass": "first",
+    "ngx_http_grpc_pass": "first",
+    "ngx_http_scgi_pass": "first",
+    "ngx_http_uwsgi_pass": "first",
+    "ngx_http_memcached_pass": "first",
+    "ngx_stream_proxy_pass": "first",
+    "ngx_http_core_root": "first",
+    "ngx_http_index_set_index": "all",
+    "ngx_http_try_files": "all",
+    "ngx_http_core_error_page": "last",
+    "ngx_http_log_set_log": "log",
+    "ngx_stream_log_set_log": "log",
+    "ngx_http_log_set_format": "format",
+    "ngx_stream_log_set_format": "format",
+    "ngx_http_proxy_cache_key": "first",
+    "ngx_http_fastcgi_cache_key": "first",
+    "ngx_http_scgi_cache_key": "first",
+    "ngx_http_uwsgi_cache_key": "first",
+    "ngx_http_proxy_cache": "first",
+    "ngx_http_fastcgi_cache": "first",
+    "ngx_http_scgi_cache": "first",
+    "ngx_http_uwsgi_cache": "first",
+    "ngx_http_proxy_store": "first",
+    "ngx_http_fastcgi_store": "first",
+    "ngx_http_scgi_store": "first",
+    "ngx_http_uwsgi_store": "first",
+    "ngx_http_auth_basic_user_file": "first",
+    "ngx_http_limit_req_zone": "first",
+    "ngx_http_limit_conn_zone": "first",
+    "ngx_stream_limit_conn_zone": "first",
+    "ngx_http_upstream_hash": "first",
+    "ngx_stream_upstream_hash": "first",
+    "ngx_http_sub_filter": "all",
+    "ngx_http_v2_push": "first",
+}
+# Shared slots that compile for some directives only (the keyval slot also reads
+# ssl_conf_command; the str array slot many paths): by directive name.
+COMPILING = re.compile(r"compile_complex_value|script_compile")
+SCRIPT_ARGUMENTS_BY_NAME = {
+    "proxy_set_header": "second",
+    "grpc_set_header": "second",
+    "ssl_certificate": "first",
+    "ssl_certificate_key": "first",
+}
 # Compiling a regex at configuration time; a handler that does so (itself or through what it
 # calls) must be one ported above, or validate would take a regex nginx refuses. (map's body
 # handler is not called by its block handler but set as cf->handler: it is listed by hand.)
@@ -421,6 +490,24 @@ def scripting(functions: dict[str, str], handler: str) -> bool:
     return calls(functions, handler, SCRIPTING)
 
 
+def script_arguments(
+    functions: dict[str, str], handler: str, name: str, text: str
+) -> dict[str, object]:
+    """Which arguments the handler compiles as scripts (SCRIPT_ARGUMENTS), checked against
+    the source: the handler, or its module's merge (proxy_set_header, fastcgi_param and
+    ssl_certificate are compiled there), compiles scripts."""
+    by_name = SCRIPT_ARGUMENTS_BY_NAME.get(name)
+    if by_name is not None:
+        # mail's ssl_certificate, and stream's before 1.21.0, take no variables.
+        return {"script": by_name} if COMPILING.search(text) else {}
+    kind = SCRIPT_ARGUMENTS.get(handler)
+    if kind is None:
+        return {}
+    if not (scripting(functions, handler) or SCRIPTING.search(text)):
+        raise SystemExit(f"{handler} ({name}) compiles no script: read SCRIPT_ARGUMENTS again")
+    return {"script": kind}
+
+
 def _compiles_regex(functions: dict[str, str], handler: str) -> bool:
     return calls(functions, handler, REGEX_COMPILE)
 
@@ -465,6 +552,7 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
                         "once": refuses_duplicate(functions, handler),
                         "on_off": handler == "ngx_conf_set_flag_slot",
                         "literal": not scripting(functions, handler),
+                        **script_arguments(functions, handler, name, text),
                         **_value(handler, post, choices),
                         **_post(post, posts, functions, texts),
                         "source": path,

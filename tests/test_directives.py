@@ -241,7 +241,6 @@ def _variables(text: str, defined: str = "", version: tuple[int, ...] = V122) ->
         "if ($uri ~ ^/a$b) { return 404; }",  # a regex: $b is not a variable there
         "rewrite ^/x$y /z;",
         "location ~ ^/a$b { }",
-        "return 200 $;",  # no name: nginx refuses it as invalid, not as unknown
         # Handlers that keep text as text never look a variable up.
         "server_name $not_a_variable; uwsgi_ssl_trusted_certificate $neither;",
         "ssl_certificate_key $compiled_only_beside_a_certificate.key;",
@@ -250,6 +249,37 @@ def _variables(text: str, defined: str = "", version: tuple[int, ...] = V122) ->
 )
 def test_variables_nginx_or_the_config_defines_pass(text: str) -> None:
     assert _variables(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "return 200 $;",
+            "'$' has a $ with no variable name after it (nginx: invalid variable name): write "
+            "$name or ${name}, a name of letters, digits and _ (nginx has no escape for a $)",
+        ),
+        (
+            'add_header X "${uri";',
+            "'${uri' opens ${uri and never closes it (nginx: the closing bracket in \"uri\" "
+            "variable is missing): write ${name}, a name of letters, digits and _",
+        ),
+        (
+            'location / { if ($uri = "a$") { return 404; } }',
+            "'a$' has a $ with no variable name after it (nginx: invalid variable name)",
+        ),
+        (
+            "access_log /tmp/a.log combined if=a$;",
+            "'a$' has a $ with no variable name after it (nginx: invalid variable name)",
+        ),
+    ],
+)
+def test_a_malformed_variable_where_nginx_compiles_a_script_is_refused(
+    text: str, expected: str
+) -> None:
+    """Only the arguments nginx's handlers compile (the table's "script"): not a regex, a name."""
+    (reason,) = _variables(text)
+    assert expected in reason
 
 
 def test_a_variable_nothing_defines_is_refused() -> None:

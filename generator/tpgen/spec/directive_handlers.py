@@ -214,11 +214,13 @@ def _variable_test(words: list[str], current: int, last: int, place: Place) -> s
             f"{operator!r} is no operator of a condition (nginx: unexpected in condition): use "
             "=, !=, ~, ~*, !~ or !~*"
         )
-    return None
+    # ngx_http_rewrite_value: the text compared is a script (not the $var before it).
+    return script_problem(words[last])
 
 
 def _if(args: Args, place: Place) -> str | None:
-    """ngx_http_rewrite_if_condition: the words between ( and ), and a regex after ~."""
+    """ngx_http_rewrite_if_condition: the words between ( and ), a regex after ~, and the
+    text compared or the file tested compiled as a script."""
     cut = _condition_words(args)
     if isinstance(cut, str):
         return cut
@@ -228,7 +230,7 @@ def _if(args: Args, place: Place) -> str | None:
         return _variable_test(words, current, last, place)
     file_test = (len(word) == 2 and word[0] == "-") or (len(word) == 3 and word[:2] == "!-")
     if file_test and current + 1 == last and word[-1] in "fdex":
-        return None
+        return script_problem(words[last])
     return _condition(word)
 
 

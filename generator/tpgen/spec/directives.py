@@ -37,6 +37,7 @@ from tpgen.spec.handlers_stream_ssl import stream_ssl_refusals
 from tpgen.spec.nginx_script import script_variables
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version, covers, in_version, span, table
+from tpgen.spec.script_arguments import script_refusal
 
 # Block directives whose body holds directives of another context; every other block (types,
 # map, geo, split_clients, charset_map, …) is read by its module's own parser, not checked.
@@ -115,6 +116,8 @@ class Command:
     post: str | None = None
     bounds: tuple[int, int | None] | None = None
     literal: bool = False  # its handler keeps text as text: no $variable is ever looked up
+    # Which arguments its handler compiles as scripts (spec/script_arguments.py).
+    script: str | None = None
     source: str = ""  # the module's source file: which builds have it (spec/build.py)
 
     def in_version(self, version: Version) -> bool:
@@ -144,6 +147,7 @@ def commands() -> dict[str, tuple[Command, ...]]:
                 value=entry.get("value"),
                 choices=tuple(entry.get("choices", ())),
                 literal=entry.get("literal", False),
+                script=entry.get("script"),
                 post=entry.get("post"),
                 bounds=_bounds(entry),
                 source=entry["source"],
@@ -689,6 +693,7 @@ def refusals(
             reason = (
                 _shape(directive, command)
                 or _value(directive, command, place)
+                or script_refusal(directive.args, command.script)
                 or _redefined(directive, fixed)
                 or _repeated(directive, command, context, site, seen)
             )

@@ -33,25 +33,26 @@ def _after_dollar(value: str, start: int) -> tuple[str, int]:
     return (name, end + braced) if name else (_NO_NAME, -1)
 
 
-def _read(value: str) -> tuple[list[str], str | None]:
-    """The variable names ``value`` uses up to what nginx refuses, and why it refuses it."""
+def _read(value: str, said: str = "invalid variable name") -> tuple[list[str], str | None]:
+    """The variable names ``value`` uses up to what nginx refuses, and why it refuses it
+    (``said``: what nginx says of a $ with no name)."""
     names: list[str] = []
     at = value.find("$")
     while at != -1:
         name, after = _after_dollar(value, at + 1)
         if after == -1:
-            return names, _refused(value, name)
+            return names, _refused(value, name, said)
         if name:
             names.append(name)
         at = value.find("$", after)
     return names, None
 
 
-def _refused(value: str, name: str) -> str:
+def _refused(value: str, name: str, said: str) -> str:
     if name == _NO_NAME:
         return (
-            f"{value!r} has a $ with no variable name after it (nginx: invalid variable "
-            "name): write $name or ${name}, a name of letters, digits and _"
+            f"{value!r} has a $ with no variable name after it (nginx: {said}): write $name "
+            "or ${name}, a name of letters, digits and _ (nginx has no escape for a $)"
         )
     return (
         f"{value!r} opens ${{{name} and never closes it (nginx: the closing bracket in "
@@ -59,9 +60,10 @@ def _refused(value: str, name: str) -> str:
     )
 
 
-def script_problem(value: str) -> str | None:
-    """Why nginx's script compiler refuses ``value``, or None."""
-    return _read(value)[1]
+def script_problem(value: str, said: str = "invalid variable name") -> str | None:
+    """Why nginx's script compiler refuses ``value``, or None (``said``: what nginx says of a
+    $ with no name)."""
+    return _read(value, said)[1]
 
 
 def script_variables(value: str) -> list[str]:

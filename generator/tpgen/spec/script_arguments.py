@@ -1,0 +1,35 @@
+"""Where nginx runs a directive's arguments through its script compiler, which refuses a $
+with no name or an unclosed ${ (spec/nginx_script): the arguments the table's "script" names
+(scripts/nginx_directives.py reads which from each handler of nginx's source)."""
+
+from __future__ import annotations
+
+from tpgen.spec.nginx_script import script_problem
+
+# ngx_http_log_compile_format reads log_format's variables itself and says so otherwise.
+_FORMAT_SAYS = "invalid parameter"
+
+
+def _compiled(args: tuple[str, ...], kind: str) -> list[str]:
+    """The values nginx compiles of ``args`` for a handler of ``kind``."""
+    if kind == "log":
+        # ngx_http_log_set_log: a syslog: target is no file path; the format's name comes
+        # second, then the parameters, if='s condition a value.
+        path = [] if args[0].startswith("syslog:") else [args[0]]
+        return path + [arg[3:] for arg in args[2:] if arg.startswith("if=")]
+    if kind == "format":
+        return [arg for index, arg in enumerate(args[1:]) if index or not arg.startswith("escape=")]
+    chosen = {"first": args[:1], "second": args[1:2], "last": args[-1:], "all": args}
+    return list(chosen[kind])
+
+
+def script_refusal(args: tuple[str, ...], kind: str | None) -> str | None:
+    """Why nginx's script compiler refuses one of ``args``, or None."""
+    if kind is None or not args:
+        return None
+    said = _FORMAT_SAYS if kind == "format" else "invalid variable name"
+    for value in _compiled(args, kind):
+        problem = script_problem(value, said)
+        if problem is not None:
+            return problem
+    return None
