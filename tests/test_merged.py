@@ -3,6 +3,7 @@ into tpgen's config and judged by tpgen and by the real nginx -t, which must agr
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from tpgen.api import extra_file_problems, make_plan
 from tpgen.check import check_plan
 from tpgen.plan import Plan
 from tpgen.spec.load import spec_from_mapping
-from tpgen.spec.merged import merge_refusals, shown_size
+from tpgen.spec.merged import merge_refusals, shown_size, whole_config_refusals
 from tpgen.spec.model import NodeSpec
 from tpgen.spec.nginx_syntax import parse
 
@@ -18,6 +19,7 @@ from .nginx_tables import STREAM
 from .specs import spec
 
 REFUSED, TAKEN = True, False
+V122 = (1, 22, 1)
 # (snippets by extra context, "http#2" a second http one; whether nginx refuses the config).
 # Sizes: nginx's defaults on a 64-bit machine with 4 KiB pages (proxy_buffers 8 4k,
 # connection_pool_size 512).
@@ -449,4 +451,65 @@ def test_a_server_name_nginx_cannot_hash_is_refused_with_the_size_to_set(tmp_pat
         "at most server_names_hash_max_size 1 buckets, and a bucket would pass 65472 bytes "
         "(nginx: could not build server_names_hash, you should increase "
         "server_names_hash_max_size: 1): raise it to 512"
+    )
+
+
+# Access logs one file by its full name (ngx_conf_full_name: the prefix before a relative
+# path, no other spelling folded): PREFIX is nginx's prefix (-p here, configure's --prefix on
+# a node). (the snippet, whether nginx refuses it).
+_FIRST_LOG = "access_log logs/a.log combined buffer=32k;"
+PREFIX_LOG_CASES: list[tuple[str, bool]] = [
+    (f"{_FIRST_LOG} access_log PREFIX/logs/a.log combined buffer=64k;", True),
+    (f"access_log PREFIX/logs/a.log combined buffer=64k; {_FIRST_LOG}", True),
+    (f"{_FIRST_LOG} access_log PREFIX/logs/a.log combined buffer=32k;", False),
+    (f"{_FIRST_LOG} access_log PREFIX/logs/b.log combined buffer=64k;", False),
+    (f"{_FIRST_LOG} access_log PREFIX//logs/a.log combined buffer=64k;", False),
+    (f"{_FIRST_LOG} access_log ./logs/a.log combined buffer=64k;", False),
+    (f"{_FIRST_LOG} access_log logs/a.log combined buffer=64k;", True),
+]
+
+
+def _prefixed_log_refusals(root: Path, snippet: str, prefix: str | None) -> list[str]:
+    included = root / "http.conf"
+    included.write_text(snippet.replace("PREFIX", str(root)) + "\n")
+    config = parse(f"http {{ include {included}; }}\n")
+    refused = whole_config_refusals(
+        config, {str(included): parse(included.read_text())}, V122, prefix
+    )
+    return [why for _, why in refused]
+
+
+def test_access_logs_are_one_file_by_their_full_name_after_the_prefix(
+    nginx_binary: str, tmp_path: Path
+) -> None:
+    for index, (snippet, nginx_refuses) in enumerate(PREFIX_LOG_CASES):
+        root = tmp_path / str(index)
+        (root / "logs").mkdir(parents=True)
+        refused = _prefixed_log_refusals(root, snippet, str(root))
+        (root / "nginx.conf").write_text(
+            f"pid {root}/pid;\nerror_log stderr;\nevents {{}}\n"
+            f"http {{ include {root}/http.conf; }}\n"
+        )
+        said = subprocess.run(
+            [nginx_binary, "-t", "-q", "-p", f"{root}/", "-c", str(root / "nginx.conf")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (said.returncode != 0) == nginx_refuses, (snippet, said.stderr)
+        assert bool(refused) == nginx_refuses, (snippet, refused)
+
+
+def test_a_relative_log_path_matches_only_itself_where_the_prefix_is_not_known(
+    tmp_path: Path,
+) -> None:
+    """nginx.configure without --prefix (module options alone): the prefix is not known."""
+    snippet, _ = PREFIX_LOG_CASES[0]
+    assert _prefixed_log_refusals(tmp_path, snippet, None) == []
+    (found,) = _prefixed_log_refusals(tmp_path, snippet, str(tmp_path))
+    assert found == (
+        f"buffers '{tmp_path}/logs/a.log' (buffer=64k, no flush, no gzip) where another "
+        "access_log buffers it (buffer=32k, no flush, no gzip) (nginx: access_log "
+        f'"{tmp_path}/logs/a.log" already defined with conflicting parameters): give both the '
+        "same buffer=, flush= and gzip, or log to another file"
     )

@@ -42,6 +42,13 @@ def configure_options(configure: str) -> list[str]:
     return [word for word in words if word.startswith("--")]
 
 
+def configured_prefix(configure: str) -> str | None:
+    """configure's --prefix (nginx's prefix when run without -p), or None where the line
+    names none (configure's default, or a line of module options alone: not known)."""
+    given = [option for option in configure_options(configure) if option.startswith("--prefix=")]
+    return given[-1].removeprefix("--prefix=") if given else None
+
+
 _OPTION_NAME = re.compile(r"--[a-z0-9_-]+")
 # A third-party module built in or dynamic: its names are not in nginx's tables.
 THIRD_PARTY = ("--add-module", "--add-dynamic-module")

@@ -58,12 +58,14 @@ def whole_config_refusals(
     config: tuple[Directive, ...],
     snippets: Mapping[str, tuple[Directive, ...]],
     version: Version,
+    prefix: str | None = None,
 ) -> tuple[tuple[Directive, str], ...]:
-    """Everything this module refuses of tpgen's ``config`` with the ``snippets`` in place."""
+    """Everything this module refuses of tpgen's ``config`` with the ``snippets`` in place
+    (``prefix``: nginx's, configure's --prefix; None: not known)."""
     return (
         *merge_refusals(config, snippets, version),
         *late_log_formats(config, snippets),
-        *log_buffer_refusals(config, snippets),
+        *log_buffer_refusals(config, snippets, prefix),
         *zone_refusals(config, snippets),
         *names_hash_refusals(config, snippets, version),
     )
@@ -134,13 +136,25 @@ def _shown_buffering(found: tuple[int, int, int]) -> str:
     return ", ".join([*words, f"gzip={gzip}" if gzip else "no gzip"])
 
 
+def _file_name(path: str, prefix: str | None) -> str:
+    """The name nginx opens a log file by (ngx_conf_full_name without the conf prefix): a
+    relative path after the prefix and the / configure puts after it (NGX_PREFIX); kept as
+    written where the prefix is not known, so it matches only itself."""
+    if path.startswith("/") or prefix is None:
+        return path
+    return f"{prefix}/{path}"
+
+
 def log_buffer_refusals(
-    config: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]]
+    config: tuple[Directive, ...],
+    snippets: Mapping[str, tuple[Directive, ...]],
+    prefix: str | None = None,
 ) -> list[tuple[Directive, str]]:
     """(snippet access_log, why): nginx opens a file once for the whole config
-    (ngx_conf_open_file, by its path) and the first access_log that buffers it sets the
-    buffer; every other that buffers it needs the same size, flush= and gzip level
-    (ngx_http_log_set_log, stream's alike). Unbuffered ones may share the file."""
+    (ngx_conf_open_file, by its full name: ``prefix`` before a relative path) and the first
+    access_log that buffers it sets the buffer; every other that buffers it needs the same
+    size, flush= and gzip level (ngx_http_log_set_log, stream's alike). Unbuffered ones may
+    share the file."""
     first: dict[str, tuple[Directive, bool, tuple[int, int, int]]] = {}
     found: dict[int, tuple[Directive, str]] = {}
     for directive, mine, _ in _read_in_order(config, "main", snippets):
@@ -148,7 +162,7 @@ def log_buffer_refusals(
         if buffering is None:
             continue
         before, before_mine, set_to = first.setdefault(
-            directive.args[0], (directive, mine, buffering)
+            _file_name(directive.args[0], prefix), (directive, mine, buffering)
         )
         if set_to == buffering or not (mine or before_mine):
             continue

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from tpgen.errors import FileRefused, Problem, problem
 from tpgen.files import MIB, read_text_file
-from tpgen.spec.build import Build, loaded_module, own_modules, third_party
+from tpgen.spec.build import Build, configured_prefix, loaded_module, own_modules, third_party
 from tpgen.spec.certs import shown_path
 from tpgen.spec.directives import (
     Site,
@@ -337,7 +337,8 @@ def snippet_problems(
     merged: tuple[tuple[Directive, str], ...] = ()
     if target.used is not None:  # the whole config is known (_whole)
         inlined = {snippet.path: snippet.directives for snippet in read if snippet.text}
-        merged = whole_config_refusals(tree, inlined, target.version)
+        prefix = configured_prefix(target.build.configure) if target.build else None
+        merged = whole_config_refusals(tree, inlined, target.version, prefix)
     before: dict[str, Site] = {}
     problems: list[Problem] = []
     for snippet in read:
