@@ -249,6 +249,43 @@ EMPTY_CERTIFICATE_CASES: list[tuple[dict[str, str], bool]] = [
     ),
 ]
 ORIGIN_TLS = {"origin": {"tls": True}}
+# A location's if and limit_except blocks are locations merged with it: a *_pass there that
+# talks TLS loads the certificate they inherit (tpgen's own origin here is plain http).
+_CERTIFICATE = 'proxy_ssl_certificate "";'
+_TLS_PASS = "proxy_pass https://127.0.0.1:1;"
+_PLAIN_PASS = "proxy_pass http://127.0.0.1:1;"
+INNER_CERTIFICATE_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"server": f"location /x {{ {_CERTIFICATE} if ($uri) {{ {_TLS_PASS} }} }}"}, REFUSED),
+    (
+        {"server": f"location /x {{ {_CERTIFICATE} if ($uri) {{ {_PLAIN_PASS} }} }}"},
+        TAKEN,
+    ),
+    ({"server": f"location /x {{ {_CERTIFICATE} limit_except GET {{ {_TLS_PASS} }} }}"}, REFUSED),
+    (
+        {"server": f"location /x {{ {_CERTIFICATE} limit_except GET {{ {_PLAIN_PASS} }} }}"},
+        TAKEN,
+    ),
+    ({"http": _CERTIFICATE, "server": f"location /x {{ if ($uri) {{ {_TLS_PASS} }} }}"}, REFUSED),
+    (
+        {
+            "server": f"location /x {{ {_TLS_PASS} if ($uri) {{ {_PLAIN_PASS} }} }}",
+            "http": _CERTIFICATE,
+        },
+        REFUSED,  # the location's own pass
+    ),
+    (
+        {
+            "server": 'location /x { grpc_ssl_certificate ""; '
+            "if ($uri) { grpc_pass grpcs://127.0.0.1:1; } }"
+        },
+        REFUSED,
+    ),
+    (
+        {"server": 'location /x { grpc_ssl_certificate ""; if ($uri) { grpc_pass 127.0.0.1:1; } }'},
+        TAKEN,
+    ),
+    ({"server": f"location /x {{ {_CERTIFICATE} if ($uri) {{ return 404; }} }}"}, TAKEN),
+]
 TLS = {
     "listen": [{"port": 443, "tls": True}],
     "tls": {"certificates": [{"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"}]},
@@ -349,8 +386,9 @@ def with_snippets(
         (NAMES_CASES, {}),
         (TLS_NAMES_CASES, TLS_NAMES),
         (EMPTY_CERTIFICATE_CASES, ORIGIN_TLS),
+        (INNER_CERTIFICATE_CASES, {}),
     ],
-    ids=["merges", "tls", "names", "tls-names", "empty-certificates"],
+    ids=["merges", "tls", "names", "tls-names", "empty-certificates", "inner-certificates"],
 )
 def test_tpgen_refuses_a_merge_where_the_real_nginx_does(
     nginx_binary: str,

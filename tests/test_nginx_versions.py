@@ -40,6 +40,7 @@ from .nginx_tables import (
 from .specs import spec
 from .test_merged import (
     EMPTY_CERTIFICATE_CASES,
+    INNER_CERTIFICATE_CASES,
     NAMES_CASES,
     ORIGIN_TLS,
     TLS_NAMES,
@@ -146,10 +147,12 @@ def test_an_empty_upstream_certificate_is_none_in_nginx_1_26(
 ) -> None:
     """What nginx 1.22 refuses of a proxy_, grpc_ or uwsgi_ssl_certificate "" (the prefix
     directory loaded, tests/test_merged.py), nginx 1.23.0 on takes: "" is no certificate."""
-    for index, (snippets, _) in enumerate(EMPTY_CERTIFICATE_CASES):
+    cases = [(snippets, ORIGIN_TLS) for snippets, _ in EMPTY_CERTIFICATE_CASES]
+    cases += [(snippets, {}) for snippets, _ in INNER_CERTIFICATE_CASES]
+    for index, (snippets, sections) in enumerate(cases):
         case = tmp_path / str(index)
         case.mkdir()
-        node, plan, paths = with_snippets(case, snippets, **ORIGIN_TLS, nginx={"version": "1.26.3"})
+        node, plan, paths = with_snippets(case, snippets, **sections, nginx={"version": "1.26.3"})
         assert check_plan(plan, nginx=trixie_nginx).ok, snippets
         assert extra_file_problems(node, paths) == []
 

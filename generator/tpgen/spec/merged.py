@@ -39,6 +39,10 @@ _INNER = {
     ("http", "server"): "server",
     ("server", "location"): "location",
     ("location", "location"): "location",
+    # A location's if and limit_except blocks are locations of their own, merged with it
+    # (ngx_http_rewrite_if, ngx_http_core_limit_except add them to its locations).
+    ("location", "if"): "location_if",
+    ("location", "limit_except"): "limit_except",
     ("main", "stream"): "stream",
     ("stream", "server"): "stream_server",
 }
@@ -353,6 +357,8 @@ def _walk(
 
 # The upstream modules that talk TLS, and the scheme of their pass that does.
 _TLS_SCHEMES = {"proxy": "https://", "grpc": "grpcs://", "uwsgi": "suwsgi://"}
+# The blocks a *_pass may be in (NGX_HTTP_LOC_CONF|NGX_HTTP_LIF_CONF|NGX_HTTP_LMT_CONF).
+_PASSING = ("location", "location_if", "limit_except")
 # nginx 1.23.0 reads an upstream certificate "" as none (before, the prefix directory).
 _EMPTY_CERTIFICATE_IS_NONE = (1, 23, 0)
 
@@ -368,7 +374,7 @@ def _empty_certificates(
         if flag is not None and " ".join(flag.directive.args).lower() == "on":
             yield from _empty_certificate("proxy", "proxy_ssl is on", settings, version)
         return
-    for prefix, scheme in _TLS_SCHEMES.items() if context == "location" else ():
+    for prefix, scheme in _TLS_SCHEMES.items() if context in _PASSING else ():
         passed = settings.get(f"{prefix}_pass")
         if passed is None or passed.depth != depth:
             continue  # the location's own pass sets up TLS, an inherited one does not
