@@ -121,7 +121,8 @@ SLOTS = {
 # Which arguments a handler runs through nginx's script compiler, where nginx refuses a $ with
 # no name or an unclosed ${ (ngx_http_script_compile, ngx_http_log_compile_format): "first",
 # "second", "last", "all"; "log" (access_log's path unless syslog:, and each if=), "format"
-# (log_format's after its name, not escape=). Each handler compiles only what has a $
+# (log_format's after its name, not escape=), "pattern" (the first unless a ~ regex, and all
+# after it: proxy_redirect, proxy_cookie_*). Each handler compiles only what has a $
 # (ngx_http_script_variables_count), so a value with none is never refused. A handler listed
 # must compile scripts, itself or in its module's merge, in the version read.
 SCRIPT_ARGUMENTS = {
@@ -177,6 +178,12 @@ SCRIPT_ARGUMENTS = {
     "ngx_stream_upstream_hash": "first",
     "ngx_http_sub_filter": "all",
     "ngx_http_v2_push": "first",
+    "ngx_stream_pass": "first",
+    "ngx_http_headers_expires": "last",
+    "ngx_http_proxy_redirect": "pattern",
+    "ngx_http_proxy_cookie_domain": "pattern",
+    "ngx_http_proxy_cookie_path": "pattern",
+    "ngx_http_proxy_cookie_flags": "pattern",
 }
 # Shared slots that compile for some directives only (the keyval slot also reads
 # ssl_conf_command; the str array slot many paths): by directive name.

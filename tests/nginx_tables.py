@@ -1179,6 +1179,18 @@ HANDLER_CASES = [
     ("main", f'{STREAM} stream {{ log_format f "a$"; }}'),
     ("main", f"{STREAM} stream {{ upstream u {{ hash a$; server 127.0.0.1:1; }} }}"),
     ("main", f"{STREAM} stream {{ map a$ $x {{ }} }}"),
+    ("main", f"{STREAM} stream {{ server {{ listen 127.0.0.1:19001; pass a$; }} }}"),
+    ("location", "expires a$;"),
+    ("location", "expires modified $;"),
+    ("location", "proxy_redirect a$ b;"),
+    ("location", "proxy_redirect ~*^a$ /b;"),
+    ("location", "proxy_redirect /a b$;"),
+    ("location", "proxy_cookie_domain ~a$ b;"),
+    ("location", "proxy_cookie_domain a b$;"),
+    ("location", "proxy_cookie_path ~*a$ b;"),
+    ("location", "proxy_cookie_path a$ b;"),
+    ("location", "proxy_cookie_flags ~a$ secure;"),
+    ("location", "proxy_cookie_flags a samesite=$;"),
 ]
 
 

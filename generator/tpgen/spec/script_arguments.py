@@ -19,6 +19,9 @@ def _compiled(args: tuple[str, ...], kind: str) -> list[str]:
         return path + [arg[3:] for arg in args[2:] if arg.startswith("if=")]
     if kind == "format":
         return [arg for index, arg in enumerate(args[1:]) if index or not arg.startswith("escape=")]
+    if kind == "pattern":
+        # ngx_http_proxy_redirect, proxy_cookie_*: a first argument after ~ is a regex.
+        return [arg for index, arg in enumerate(args) if index or not arg.startswith("~")]
     chosen = {"first": args[:1], "second": args[1:2], "last": args[-1:], "all": args}
     return list(chosen[kind])
 
