@@ -188,6 +188,9 @@ SCRIPT_ARGUMENTS = {
 # Shared slots that compile for some directives only (the keyval slot also reads
 # ssl_conf_command; the str array slot many paths): by directive name.
 COMPILING = re.compile(r"compile_complex_value|script_compile")
+# A merge that compiles a server's certificates only where a listen has ssl (stream's before
+# 1.25.5): not refused there, as whether one has is not the handler's to say.
+LISTEN_GATED = re.compile(r"if \(!conf->listen\) \{\s*return NGX_CONF_OK;")
 SCRIPT_ARGUMENTS_BY_NAME = {
     "proxy_set_header": "second",
     "grpc_set_header": "second",
@@ -505,8 +508,9 @@ def script_arguments(
     ssl_certificate are compiled there), compiles scripts."""
     by_name = SCRIPT_ARGUMENTS_BY_NAME.get(name)
     if by_name is not None:
-        # mail's ssl_certificate, and stream's before 1.21.0, take no variables.
-        return {"script": by_name} if COMPILING.search(text) else {}
+        # mail's ssl_certificate takes no variables.
+        compiled = COMPILING.search(text) and not LISTEN_GATED.search(text)
+        return {"script": by_name} if compiled else {}
     kind = SCRIPT_ARGUMENTS.get(handler)
     if kind is None:
         return {}

@@ -1191,6 +1191,13 @@ HANDLER_CASES = [
     ("location", "proxy_cookie_path a$ b;"),
     ("location", "proxy_cookie_flags ~a$ secure;"),
     ("location", "proxy_cookie_flags a samesite=$;"),
+    # stream compiles a server's certificates where a listen has ssl until 1.25.4, in every
+    # server from 1.25.5 (taken by 1.22, refused by 1.26).
+    (
+        "main",
+        f"{STREAM} stream {{ server {{ listen 127.0.0.1:19001; ssl_certificate a$; "
+        "ssl_certificate_key a; return x; } }",
+    ),
 ]
 
 
