@@ -321,16 +321,26 @@ def test_locate_offset_prints_the_slice_and_file(tmp_path: Path) -> None:
     )
 
 
-def test_locate_offset_and_purge_refuse_an_origin_node(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workload", ["origin", "vod"])
+def test_locate_offset_and_purge_refuse_an_origin_or_vod_node(
+    tmp_path: Path, workload: str
+) -> None:
+    # --offset's refusal names the command and the option, as its parse errors do.
     path = tmp_path / "s.yaml"
-    path.write_text(yaml.safe_dump(spec("origin")))
+    path.write_text(yaml.safe_dump(spec(workload)))
     assert _run(["locate", str(path), "/a", "--offset", "1"])[::2] == (
         2,
-        "tpgen: --offset: a origin node keeps no cache files: locate a URI without it\n",
+        f"tpgen locate: --offset: this {workload} node keeps no cache files: locate a URI "
+        "without it\n",
+    )
+    assert _run(["locate", str(path), "/a", "--offset", "x"])[::2] == (
+        2,
+        "tpgen locate: --offset: 'x' is not a size: write a number with a unit, like 4TB, "
+        "48GiB, 1MiB\n",
     )
     assert _run(["purge", str(path), "/a"])[::2] == (
         2,
-        "tpgen: a origin node keeps no cache: purge runs on cache nodes\n",
+        f"tpgen: this {workload} node keeps no cache: purge runs on cache nodes\n",
     )
 
 

@@ -126,6 +126,19 @@ class FileRefused(BadInput):
         super().__init__(f"{printable(path) or repr(path)}: {printable(message)}")
 
 
+class OptionMisused(BadInput):
+    """An option that parses but does not fit the spec: the line click's own option errors
+    give, ``tpgen CMD: --option: what to do``."""
+
+    def __init__(self, command: str, option: str, message: str) -> None:
+        self.command = command
+        self.option = option
+        super().__init__(message)
+
+    def report(self) -> str:
+        return f"tpgen {self.command}: {self.option}: {printable(str(self))}"
+
+
 class NginxUnavailable(BadInput):
     """No usable nginx binary: the message says how to get one."""
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from tpgen.api import bucket_for_key, cache_target, disk_for_key, load_plan
 from tpgen.commands import STANDARD, Console
-from tpgen.errors import EXIT_OK, BadInput, printable
+from tpgen.errors import EXIT_OK, OptionMisused, printable
 from tpgen.ops.purge import entry_file
 
 
@@ -18,8 +18,10 @@ def locate(
     range (``-`` where objects are not sliced) and the cache file."""
     plan = load_plan(spec)
     if offset is not None and plan.workload != "cache":
-        raise BadInput(
-            f"--offset: a {plan.workload} node keeps no cache files: locate a URI without it"
+        raise OptionMisused(
+            "locate",
+            "--offset",
+            f"this {plan.workload} node keeps no cache files: locate a URI without it",
         )
     for key in keys:
         # nginx hashes bytes: an argument that is not UTF-8 keeps its bytes (surrogateescape).

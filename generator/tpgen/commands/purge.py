@@ -41,7 +41,7 @@ def purge_plan(
 ) -> int:
     """:func:`purge` on a plan already made (a test's rebased one)."""
     if plan.workload != "cache":
-        raise BadInput(f"a {plan.workload} node keeps no cache: purge runs on cache nodes")
+        raise BadInput(f"this {plan.workload} node keeps no cache: purge runs on cache nodes")
     verb = "would remove" if dry_run else "removed"
     for key in keys:
         target = cache_target(plan, key)
