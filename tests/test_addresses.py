@@ -3,11 +3,19 @@ resolves, and nginx would read a scope id or a bracket as part of the config."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import ipaddress
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from tpgen.check import check_plan
+from tpgen.cli import main
 from tpgen.errors import SpecError
+from tpgen.plan import Decision, make_plan
 from tpgen.spec.load import spec_from_mapping
 
 from .specs import spec
@@ -220,4 +228,79 @@ def test_an_origin_listed_twice_is_refused(upstreams: list[str]) -> None:
         f"s.yaml: workload.upstreams.1: {upstreams[1]!r} is already listed as "
         "workload.upstreams.0: nginx would send it two shares of the requests and may retry a "
         "failed one on it; list each origin once (origin.servers sets a weight)"
+    )
+
+
+def _validate(tmp_path: Path, data: dict[str, Any]) -> tuple[int, str]:
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data))
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["validate", str(path)])
+    return code, err.getvalue().replace(str(path), "s.yaml")
+
+
+MAPPED_NETWORK = (
+    "an IPv4-mapped network, which nginx never matches (it looks such clients up by their IPv4 "
+    "address): write"
+)
+
+
+@pytest.mark.parametrize(
+    ("networks", "message"),
+    [
+        (["::ffff:a00:0/104"], f"cache.trusted_networks.0: '::ffff:a00:0/104': {MAPPED_NETWORK} "
+         "'10.0.0.0/8'"),
+        (["::ffff:10.0.0.0/104"], f"cache.trusted_networks.0: '::ffff:10.0.0.0/104': "
+         f"{MAPPED_NETWORK} '10.0.0.0/8'"),
+        (["2001:db8::/32", "::ffff:0:0/96"], f"cache.trusted_networks.1: '::ffff:0:0/96': "
+         f"{MAPPED_NETWORK} '0.0.0.0/0'"),
+        (["::ffff:c000:201/128"], f"cache.trusted_networks.0: '::ffff:c000:201/128': "
+         f"{MAPPED_NETWORK} '192.0.2.1/32'"),
+        (["10.0.0.0/8", "2001:db8::/32", "10.0.0.0/8"], "cache.trusted_networks.2: 10.0.0.0/8 "
+         "is already listed as cache.trusted_networks.0: list each network once"),
+        (["10.0.0.0/8", "127.0.0.0/8"], "cache.trusted_networks.1: 127.0.0.0/8 is loopback, "
+         "which is always trusted: remove it"),
+        (["::1/128"], "cache.trusted_networks.0: ::1/128 is loopback, which is always trusted: "
+         "remove it"),
+    ],
+)  # fmt: skip
+def test_a_trusted_network_nginx_never_matches_or_has_already_is_refused(
+    tmp_path: Path, networks: list[str], message: str
+) -> None:
+    code, err = _validate(tmp_path, spec(cache={"trusted_networks": networks}))
+    assert code == 2
+    assert err.startswith("s.yaml:") and err.endswith(f": {message}\n") and err.count("\n") == 1
+
+
+def test_a_network_listed_twice_makes_nginx_warn_at_every_start(nginx_binary: str) -> None:
+    """Why a repeated trusted network is refused: nginx -t takes it with a warning."""
+    plan = make_plan(spec_from_mapping(spec(), "s.yaml"), "s.yaml")
+    twice = Decision(("127.0.0.0/8", "::1/128", "127.0.0.0/8"), "test")
+    result = check_plan(replace(plan, trusted_networks=twice), nginx=nginx_binary)
+    assert result.ok
+    assert "[warn]" in result.output
+    assert 'duplicate network "127.0.0.0/8", value: "1", old value: "1"' in result.output
+
+
+@pytest.mark.parametrize(
+    ("resolver", "message"),
+    [
+        (["192.0.2.53", "192.0.2.53"], "workload.resolver.1: '192.0.2.53' is already listed as "
+         "workload.resolver.0"),
+        (["2001:db8::53", "192.0.2.53", "2001:db8::53"], "workload.resolver.2: '2001:db8::53' is "
+         "already listed as workload.resolver.0"),
+    ],
+)  # fmt: skip
+def test_a_resolver_listed_twice_is_refused(
+    tmp_path: Path, resolver: list[str], message: str
+) -> None:
+    """nginx takes turns over the list, so a repeat gets twice the queries (nginx -t says
+    nothing of it)."""
+    data = spec(workload={"upstreams": ["o.example.net:80"], "resolver": resolver})
+    code, err = _validate(tmp_path, data)
+    assert code == 2
+    assert err.startswith("s.yaml:") and err.count("\n") == 1
+    assert err.endswith(
+        f": {message}: nginx would send it twice the queries; list each DNS server once\n"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from tpgen.plan.buckets import SPLIT_STEPS
+from tpgen.spec.model import LOOPBACK_NETWORKS
 from tpgen.spec.paths import NGINX_LOGS, NGINX_MIME_TYPES
 
 # ---------------------------------------------------------------------- limits of a real node
@@ -455,7 +456,7 @@ MANAGER_FILES_MAX = 10_000
 # Debug headers (X-Cache-Status, X-Cache-Disk) go to these clients only, unless
 # cache.debug_headers: true: which disk holds a key tells an outsider how to aim a load at one
 # spindle.
-TRUSTED_NETWORKS = ("127.0.0.0/8", "::1/128")
+TRUSTED_NETWORKS = LOOPBACK_NETWORKS
 
 # ---------------------------------------------------------------- access log (issue 13)
 # One line per request with what the per-disk layout needs to be seen: the cache's verdict, the

@@ -412,6 +412,11 @@ def _slice(value: object) -> object:
     return size
 
 
+_MAPPED = ipaddress.IPv6Network("::ffff:0:0/96")
+# Always trusted (the node's own checks): the plan puts them first in the geo block.
+LOOPBACK_NETWORKS = ("127.0.0.0/8", "::1/128")
+
+
 def _network(text: str) -> str:
     if "%" in text:  # ipaddress keeps a scope id (fe80::%eth0/64) that nginx cannot read
         raise ValueError(
@@ -424,6 +429,16 @@ def _network(text: str) -> str:
             f"{text!r} is not a network in CIDR form with its host bits zero: write e.g. "
             "10.0.0.0/8 or 2001:db8::/32"
         ) from err
+    # nginx's geo looks an IPv4 client seen on an IPv6 socket (::ffff:a.b.c.d) up as IPv4
+    # (ngx_http_geo_cidr_variable): a network inside ::ffff:0:0/96 never matches anyone.
+    if isinstance(network, ipaddress.IPv6Network) and network.subnet_of(_MAPPED):
+        ipv4 = ipaddress.IPv4Network(
+            (int(network.network_address) & 0xFFFFFFFF, network.prefixlen - 96)
+        )
+        raise ValueError(
+            f"{text!r}: an IPv4-mapped network, which nginx never matches (it looks such "
+            f"clients up by their IPv4 address): write {str(ipv4)!r}"
+        )
     if str(network) != text:
         raise ValueError(f"{text!r} is not written the way nginx prints it: write {str(network)!r}")
     return text

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tpgen.errors import Path, Problem, format_path, problem
 from tpgen.spec.edge import OLDEST_NGINX, edge_problems, version_text, version_tuple
-from tpgen.spec.model import CachePolicy, Extra, NodeSpec, Origin, is_ip_host
+from tpgen.spec.model import LOOPBACK_NETWORKS, CachePolicy, Extra, NodeSpec, Origin, is_ip_host
 from tpgen.spec.paths import NGINX_ERROR_LOG, NGINX_LOGS, is_within
 from tpgen.spec.units import human_size
 
@@ -296,6 +296,37 @@ def _resolver_use(spec: NodeSpec) -> Iterator[Problem]:
         )
 
 
+def _duplicate_resolvers(spec: NodeSpec) -> Iterator[Problem]:
+    """nginx takes its turns over the resolver's list (ngx_resolver_send_query): a server
+    listed twice gets twice the queries, and a timed-out query may go to it again."""
+    resolvers = spec.workload.resolver
+    # Each address is written the one way nginx prints it (the model refuses other spellings).
+    for index, earlier in _repeats(resolvers):
+        yield problem(
+            ("workload", "resolver", index),
+            f"{resolvers[index]!r} is already listed as workload.resolver.{earlier}: nginx "
+            "would send it twice the queries; list each DNS server once",
+        )
+
+
+def _duplicate_networks(spec: NodeSpec) -> Iterator[Problem]:
+    """A network the geo block has already (listed twice, or a loopback one tpgen always
+    trusts) makes nginx warn "duplicate network" at every start and reload."""
+    networks = spec.cache.trusted_networks or []
+    for index, network in enumerate(networks):
+        if network in LOOPBACK_NETWORKS:
+            yield problem(
+                ("cache", "trusted_networks", index),
+                f"{network} is loopback, which is always trusted: remove it",
+            )
+    for index, earlier in _repeats(networks):
+        yield problem(
+            ("cache", "trusted_networks", index),
+            f"{networks[index]} is already listed as cache.trusted_networks.{earlier}: list "
+            "each network once",
+        )
+
+
 def _origin_names(spec: NodeSpec) -> Iterator[Problem]:
     """A resolver makes nginx follow a host name's DNS, which nginx 1.22 does for one proxied
     name only (not for the names inside an upstream group)."""
@@ -410,10 +441,12 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
         )
     problems.extend(_workload_scope_problems(spec))
     problems.extend(_resolver_use(spec))
+    problems.extend(_duplicate_resolvers(spec))
     if workload.type == "cache":
         problems.extend(_duplicate_upstreams(spec))
         problems.extend(_origin_names(spec))
         problems.extend(_cache_policy(spec))
+        problems.extend(_duplicate_networks(spec))
         problems.extend(_origin_settings(spec))
     problems.extend(edge_problems(spec))
     problems.extend(_object_fits(spec))
