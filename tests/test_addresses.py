@@ -304,3 +304,12 @@ def test_a_resolver_listed_twice_is_refused(
     assert err.endswith(
         f": {message}: nginx would send it twice the queries; list each DNS server once\n"
     )
+
+
+def test_at_most_64_upstreams_one_line_for_more(tmp_path: Path) -> None:
+    upstreams = [f"192.0.2.{i}:80" for i in range(1, 66)]
+    code, err = _validate(tmp_path, spec(workload={"upstreams": upstreams}))
+    assert (code, err.split(": ", 1)[1]) == (
+        2,
+        "workload.upstreams: has 65 items: write at most 64\n",
+    )

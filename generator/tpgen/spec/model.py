@@ -606,7 +606,7 @@ class Workload(Strict):
         description="cache: caching reverse proxy; origin: serves files on the disks; "
         "vod: large media files on the disks, read with directio"
     )
-    upstreams: list[Upstream] = Field(
+    upstreams: Annotated[list[Upstream], Field(max_length=64)] = Field(
         default_factory=list, description="origin servers host:port (cache workload only)"
     )
     avg_object_size: Annotated[Size, AfterValidator(_sizes_between(512, TIB))] | None = Field(
