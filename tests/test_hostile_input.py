@@ -98,8 +98,8 @@ def test_control_characters_name_line_and_column(
 ) -> None:
     path = spec_file(tmp_path, GOOD.replace("name: d1", f"name: d{char}1"))
     assert validate(path, capsys) == [
-        f"{path}:4: (top): control character {shown} at column 13: YAML text cannot hold it; "
-        "remove it (write it as an escape in a quoted string)"
+        f"{path}:4: disks.0.name: control character {shown} at column 13: YAML text cannot "
+        "hold it; remove it (write it as an escape in a quoted string)"
     ]
 
 
@@ -111,9 +111,28 @@ def test_line_breaks_yaml_readers_disagree_on_are_refused(
     them in the value: one text, two specs."""
     path = spec_file(tmp_path, GOOD.replace("name: d1", f"name: d1{char}x"))
     assert validate(path, capsys) == [
-        f"{path}:4: (top): control character U+{ord(char):04X} at column 14: a line break only "
-        "some YAML readers see; remove it (write it as an escape in a quoted string)"
+        f"{path}:4: disks.0.name: control character U+{ord(char):04X} at column 14: a line "
+        "break only some YAML readers see; remove it (write it as an escape in a quoted string)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("node:\n  name: n\x851\n", "node.name"),
+        ('tuning:\n  user: "a\u2028b"\n', "tuning.user"),
+        ("origin:\n  serv\x01ers: {}\n", "origin"),  # in a key: the key's mapping
+        ("cache: {trusted_networks: [10.0.0.0/8, 10.1.0.0/16\x7f]}\n", "cache.trusted_networks.1"),
+        ("# a comment\x85\nnode: {}\n", "(top)"),
+        ("node: [\x85\n", "(top)"),  # not YAML even without it
+    ],
+)
+def test_a_control_character_names_the_field_it_is_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, field: str
+) -> None:
+    path = spec_file(tmp_path, text)
+    (line,) = validate(path, capsys)
+    assert line.startswith(f"{path}:") and f": {field}: control character U+" in line
 
 
 @pytest.mark.parametrize(

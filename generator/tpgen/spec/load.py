@@ -513,12 +513,42 @@ def _text_problem(text: str, source: str) -> Problem | None:
         else "YAML text cannot hold it"
     )
     return Problem(
-        (),
+        _field_at(text, bad.start()),
         f"control character U+{ord(bad.group()):04X} at column {bad.start() - line_start + 1}: "
         f"{what}; remove it (write it as an escape in a quoted string)",
         source,
         text.count("\n", 0, bad.start()) + 1,
     )
+
+
+def _field_at(text: str, offset: int) -> FieldPath:
+    """The field whose value holds ``offset``, read with each character YAML cannot hold as a
+    space (offsets kept): a control character's message names its field; () if none."""
+    yaml = YAML(typ="safe", pure=True)
+    yaml.max_depth = MAX_DEPTH
+    yaml.Composer = _BoundedComposer
+    try:
+        root, _ = _compose(yaml, _NOT_YAML_TEXT.sub(" ", text), "")
+    except SpecError:
+        return ()
+    path: FieldPath = ()
+    node = root
+    while isinstance(node, MappingNode | SequenceNode):
+        items = (
+            [(key.value, value) for key, value in node.value if isinstance(key, ScalarNode)]
+            if isinstance(node, MappingNode)
+            else list(enumerate(node.value))
+        )
+        inside = [
+            (part, value)
+            for part, value in items
+            if value.start_mark.index <= offset <= value.end_mark.index
+        ]
+        if not inside:
+            break
+        part, node = inside[0]
+        path = (*path, part)
+    return path
 
 
 class _TooManyNodes(MarkedYAMLError):
