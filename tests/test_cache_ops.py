@@ -4,13 +4,17 @@ origins, logs, locate --offset and purge's refusals (the live ones: test_live_ca
 from __future__ import annotations
 
 import io
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from tpgen.check import check_plan
 from tpgen.cli import main
 from tpgen.ops.purge import MAX_OBJECT_BYTES, cache_file, entry_file, slice_range
+from tpgen.plan import Decision
 
 from .conftest import ROOT
 from .specs import disk, spec
@@ -385,3 +389,60 @@ def test_purge_refuses_a_probe_it_would_take_minutes_to_look_through() -> None:
     )
     assert code == 2
     assert err == "tpgen purge: --probe-size: '1PiB': at most 256GiB\n"
+
+
+# ----------------------------------------------------------------------- repeated entries
+@pytest.mark.parametrize(
+    ("sections", "message"),
+    [
+        ({"cache": {"use_stale": ["error", "timeout", "error"]}}, "cache.use_stale.2: error is "
+         "already listed as cache.use_stale.0: list it once (nginx warns of a duplicate value)"),
+        ({"cache": {"ignore_headers": ["Vary", "Vary"]}}, "cache.ignore_headers.1: Vary is "
+         "already listed as cache.ignore_headers.0: list it once (nginx warns of a duplicate "
+         "value)"),
+        ({"origin": {"next_upstream": ["timeout", "timeout"]}}, "origin.next_upstream.1: "
+         "timeout is already listed as origin.next_upstream.0: list it once (nginx warns of a "
+         "duplicate value)"),
+        ({"cache": {"valid": [{"status": [200, 200], "time": "1m"}]}}, "cache.valid.0.status.1: "
+         "200: cache.valid.0 already has its time (nginx uses the first entry that matches): "
+         "list each status once, and any last"),
+        ({"cache": {"valid": [{"status": [200], "time": "1m"}, {"status": [404, 200],
+          "time": "2m"}]}}, "cache.valid.1.status.1: 200: cache.valid.0 already has its time "
+         "(nginx uses the first entry that matches): list each status once, and any last"),
+        ({"cache": {"valid": [{"status": ["any"], "time": "1m"}, {"status": [200],
+          "time": "2m"}]}}, "cache.valid.1.status.0: 200: cache.valid.0 covers every status "
+         "(nginx uses the first entry that matches): list each status once, and any last"),
+    ],
+)  # fmt: skip
+def test_a_repeated_entry_nginx_warns_of_or_never_reads_is_refused(
+    tmp_path: Path, sections: dict[str, Any], message: str
+) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(_cache(**sections)))
+    code, _, err = _run(["validate", str(path)])
+    assert code == 2
+    assert err.startswith(f"{path}:") and err.endswith(f": {message}\n") and err.count("\n") == 1
+
+
+def test_any_after_the_statuses_it_does_not_shadow_is_taken() -> None:
+    valid = [{"status": [200, "any"], "time": "1m"}]
+    plan = plan_of(_cache(cache={"valid": valid}))
+    assert plan.proxy_cache_valid is not None
+    assert plan.proxy_cache_valid.value == (((200, "any"), "1m"),)
+
+
+def test_nginx_warns_of_a_repeated_word_in_each_bitmask_directive(nginx_binary: str) -> None:
+    """Why a repeated use_stale, ignore_headers or next_upstream entry is refused: nginx -t
+    takes it with a warning at every start (the plan is given the repeats the spec refuses)."""
+    plan = plan_of(_cache())
+    assert plan.proxy_cache_use_stale is not None and plan.proxy_next_upstream is not None
+    twice = replace(
+        plan,
+        proxy_cache_use_stale=Decision(("error", "error"), "test"),
+        proxy_cache_ignore_headers=Decision(("Vary", "Vary"), "test"),
+        proxy_next_upstream=replace(plan.proxy_next_upstream, value=("timeout", "timeout")),
+    )
+    result = check_plan(twice, nginx=nginx_binary)
+    assert result.ok
+    warned = re.findall(r'\[warn\] .*duplicate value "(\w+)"', result.output)
+    assert sorted(warned) == ["Vary", "error", "timeout"]

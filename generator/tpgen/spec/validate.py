@@ -327,6 +327,41 @@ def _duplicate_networks(spec: NodeSpec) -> Iterator[Problem]:
         )
 
 
+def _repeated_words(spec: NodeSpec) -> Iterator[Problem]:
+    """proxy_cache_use_stale, proxy_ignore_headers and proxy_next_upstream are bitmasks
+    (ngx_conf_set_bitmask_slot): nginx warns 'duplicate value' at every start and reload."""
+    lists: list[tuple[Path, list[str]]] = [
+        (("cache", "use_stale"), spec.cache.use_stale or []),
+        (("cache", "ignore_headers"), spec.cache.ignore_headers or []),
+        (("origin", "next_upstream"), spec.origin.next_upstream or []),
+    ]
+    for path, words in lists:
+        for index, earlier in _repeats(words):
+            yield problem(
+                (*path, index),
+                f"{words[index]} is already listed as {format_path((*path, earlier))}: list it "
+                "once (nginx warns of a duplicate value)",
+            )
+
+
+def _repeated_statuses(spec: NodeSpec) -> Iterator[Problem]:
+    """nginx gives an answer the time of the first proxy_cache_valid entry that names its
+    status, or is any (ngx_http_file_cache_valid): a later one is never read."""
+    first: dict[int | str, int] = {}
+    for index, valid in enumerate(spec.cache.valid or []):
+        for position, status in enumerate(valid.status):
+            earlier = first.get("any", first.get(status))
+            if earlier is not None:
+                covered = "covers every status" if "any" in first else "already has its time"
+                yield problem(
+                    ("cache", "valid", index, "status", position),
+                    f"{status}: cache.valid.{earlier} {covered} (nginx uses the first entry "
+                    "that matches): list each status once, and any last",
+                )
+            else:
+                first[status] = index
+
+
 def _origin_names(spec: NodeSpec) -> Iterator[Problem]:
     """A resolver makes nginx follow a host name's DNS, which nginx 1.22 does for one proxied
     name only (not for the names inside an upstream group)."""
@@ -447,6 +482,8 @@ def semantic_problems(spec: NodeSpec) -> list[Problem]:
         problems.extend(_origin_names(spec))
         problems.extend(_cache_policy(spec))
         problems.extend(_duplicate_networks(spec))
+        problems.extend(_repeated_words(spec))
+        problems.extend(_repeated_statuses(spec))
         problems.extend(_origin_settings(spec))
     problems.extend(edge_problems(spec))
     problems.extend(_object_fits(spec))
