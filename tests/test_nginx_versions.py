@@ -7,6 +7,7 @@ them out.
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
 import subprocess
@@ -213,3 +214,30 @@ def test_an_http3_client_gets_the_file_over_quic(h3_node: int) -> None:
     headers, body = h3_get("127.0.0.1", h3_node, "/hello.txt")
     assert (headers[":status"], body) == ("200", b"hello\n")
     assert headers["alt-svc"] == f'h3=":{h3_node}"; ma=86400'
+
+
+def test_nginx_1_26_warns_of_the_repeats_the_spec_refuses(trixie_nginx: str) -> None:
+    """As nginx 1.22 does (tests/test_cache_ops.py, tests/test_addresses.py): a repeated word
+    of a bitmask directive and a repeated geo network are warnings at every start."""
+    data = spec("cache", nginx={"version": "1.26.3"})
+    plan = make_plan(spec_from_mapping(data, "s.yaml"), "s.yaml")
+    assert plan.proxy_next_upstream is not None and plan.trusted_networks is not None
+    repeated = plan.__class__(
+        **{
+            **plan.__dict__,
+            "proxy_cache_use_stale": Decision(("error", "error"), "test"),
+            "proxy_cache_ignore_headers": Decision(("Vary", "Vary"), "test"),
+            "proxy_next_upstream": Decision(("timeout", "timeout"), "test"),
+            "trusted_networks": Decision(("127.0.0.0/8", "::1/128", "::1/128"), "test"),
+        }
+    )
+    result = check_plan(repeated, nginx=trixie_nginx)
+    assert result.ok, result.output
+    assert sorted(
+        re.findall(r'\[warn\] .*duplicate (?:value|network) "([^"]+)"', result.output)
+    ) == [
+        "::1/128",
+        "Vary",
+        "error",
+        "timeout",
+    ]
