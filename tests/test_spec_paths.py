@@ -267,3 +267,33 @@ def test_a_file_the_config_names_is_not_the_directory_a_disk_is_mounted_in(
         f": tls.certificates.0.key: {path} is a directory on the node (disks.0.mount "
         "/srv/cache/d1 is inside it): name a file, e.g. under /etc"
     ), line
+
+
+RUN_LINK = "(that is /run/nginx.pid: /var/run is a link to /run)"
+
+
+@pytest.mark.parametrize(
+    ("sections", "message"),
+    [
+        ({"logging": {"path": "/var/run/nginx.pid"}}, f"logging.path: /var/run/nginx.pid "
+         f"{RUN_LINK} is in the system's /run, which nginx (root) would append to: keep logs in "
+         "/var/log, e.g. /var/log/nginx/access.log"),
+        ({"logging": {"path": "/var/lock/a.log"}}, "logging.path: /var/lock/a.log (that is "
+         "/run/lock/a.log: /var/lock is a link to /run/lock) is in the system's /run, which "
+         "nginx (root) would append to: keep logs in /var/log, e.g. /var/log/nginx/access.log"),
+        (_tls(ticket_keys=["/var/run/nginx.pid"]), f"tls.ticket_keys.0: /var/run/nginx.pid "
+         f"{RUN_LINK} is nginx's pid file: name a file of its own"),
+        (_tls(("/var/lock", A_PAIR[1])), "tls.certificates.0.cert: /var/lock (that is "
+         "/run/lock: /var/lock is a link to /run/lock) is a directory: name the file in it"),
+        ({"disks": [disk(1, mount="/var/run/d1")]}, "disks.0.mount: /var/run/d1 (that is "
+         "/run/d1: /var/run is a link to /run) is in the system's /run: mount data disks "
+         "elsewhere, e.g. /srv/cache/d1"),
+    ],
+)  # fmt: skip
+def test_a_path_through_debians_links_to_run_is_read_where_it_leads(
+    sections: dict[str, Any], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """/var/run and /var/lock are links to /run and /run/lock on Debian 12 and 13: the
+    rules compared text, so /var/run/nginx.pid passed as the access log."""
+    line = validate(tmp_path, spec(disks=1) | sections, capsys)
+    assert line == f"{tmp_path / 's.yaml'}:{line.split(':')[1]}: {message}"

@@ -49,6 +49,11 @@ NGINX_FILES = {
     NGINX_PID: "nginx's pid file",
     NGINX_ERROR_LOG: "nginx's error log",
 }
+# Debian's links to /run (base-files, Debian 12 and 13): the rules read a path through them, or
+# /var/run/nginx.pid passed as a log and a disk mounted at /var/run/x landed in /run.
+LINKED_TREES = {"/var/run": "/run", "/var/lock": "/run/lock"}
+
+
 # Directories every node has: a path naming one names no file.
 KNOWN_DIRS = (
     "/",
@@ -58,9 +63,19 @@ KNOWN_DIRS = (
     "/mnt",
     "/var",
     "/var/cache",
+    *LINKED_TREES.values(),
     "/etc/nginx",
     NGINX_LOGS,
 )
+
+
+def _through_links(path: str) -> tuple[str, str]:
+    """The path the node opens for `path`, and how a message names `path`."""
+    for link, target in LINKED_TREES.items():
+        if is_within(path, link):
+            real = target + path[len(link) :]
+            return real, f"{path} (that is {real}: {link} is a link to {target})"
+    return path, path
 
 
 def is_within(path: str, tree: str) -> bool:
@@ -74,9 +89,10 @@ def _tree_of(path: str, trees: tuple[str, ...]) -> str | None:
 
 def mount_problem(path: str) -> str | None:
     """Why a disk cannot be mounted at `path` (None: it can)."""
-    tree = _tree_of(path, SYSTEM_TREES)
+    real, shown = _through_links(path)
+    tree = _tree_of(real, SYSTEM_TREES)
     if tree:
-        return f"{path} is in the system's {tree}: mount data disks elsewhere, e.g. /srv/cache/d1"
+        return f"{shown} is in the system's {tree}: mount data disks elsewhere, e.g. /srv/cache/d1"
     hidden = [kept for kept in (*SYSTEM_TREES, *SHARED_DIRS) if is_within(kept, path)]
     if path == "/" or hidden:
         return (
@@ -88,12 +104,13 @@ def mount_problem(path: str) -> str | None:
 
 def log_problem(path: str) -> str | None:
     """Why nginx's master (root) must not append its access log to `path` (None: it may)."""
-    if path in KNOWN_DIRS:
-        return f"{path} is a directory: name the log file, e.g. {NGINX_LOGS}/access.log"
-    tree = _tree_of(path, tuple(t for t in SYSTEM_TREES if t != LOG_TREE))
+    real, shown = _through_links(path)
+    if real in KNOWN_DIRS:
+        return f"{shown} is a directory: name the log file, e.g. {NGINX_LOGS}/access.log"
+    tree = _tree_of(real, tuple(t for t in SYSTEM_TREES if t != LOG_TREE))
     if tree:
         return (
-            f"{path} is in the system's {tree}, which nginx (root) would append to: "
+            f"{shown} is in the system's {tree}, which nginx (root) would append to: "
             f"keep logs in {LOG_TREE}, e.g. {NGINX_LOGS}/access.log"
         )
     return None
@@ -101,11 +118,12 @@ def log_problem(path: str) -> str | None:
 
 def read_problem(path: str) -> str | None:
     """Why nginx must not read a certificate, key or snippet from `path` (None: it may)."""
-    tree = _tree_of(path, PSEUDO_TREES)
+    real, shown = _through_links(path)
+    tree = _tree_of(real, PSEUDO_TREES)
     if tree:
-        return f"{path} is in the kernel's {tree}, not a file: name a regular file, e.g. in /etc"
-    if path in KNOWN_DIRS:
-        return f"{path} is a directory: name the file in it"
-    if path in NGINX_FILES:
-        return f"{path} is {NGINX_FILES[path]}: name a file of its own"
+        return f"{shown} is in the kernel's {tree}, not a file: name a regular file, e.g. in /etc"
+    if real in KNOWN_DIRS:
+        return f"{shown} is a directory: name the file in it"
+    if real in NGINX_FILES:
+        return f"{shown} is {NGINX_FILES[real]}: name a file of its own"
     return None
