@@ -289,3 +289,29 @@ def test_the_build_of_a_whole_nginx_v_line_takes_tpgen_s_config(
     for kind in ("cache", "origin", "vod"):
         path = write_spec(tmp_path / f"{kind}.yaml", spec(kind, nginx=nginx))
         assert main(["validate", str(path)]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("configure", "stray"),
+    [("aaaa", "'aaaa'"), (DEBIAN_12 + " x", "'x'"), ("-with-threads", "'-with-threads'"),
+     ('" --with-threads', "'\"'")],
+)  # fmt: skip
+def test_configure_arguments_are_options_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], configure: str, stray: str
+) -> None:
+    """A word that is no option was dropped and left a build of no modules: a stray word made
+    two lines on modules the node has (thread_pool, stub_status); one line says what it is."""
+    path = write_spec(
+        tmp_path / "s.yaml", spec(nginx={"version": "1.22.1", "configure": configure})
+    )
+    assert main(["validate", str(path)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.split(": ", 1)[1] == (
+        f"nginx.configure: {stray} is not a configure option (each starts with --): copy what "
+        "`nginx -V` prints after 'configure arguments: '"
+    )
+
+
+def test_debian_12s_configure_line_is_options_only() -> None:
+    # Debian 13's: tests/test_nginx_versions.py, from its nginx -V.
+    assert spec_from_mapping(spec(nginx={"version": "1.22.1", "configure": DEBIAN_12}), "s.yaml")

@@ -241,3 +241,9 @@ def test_nginx_1_26_warns_of_the_repeats_the_spec_refuses(trixie_nginx: str) -> 
         "error",
         "timeout",
     ]
+
+
+def test_debian_13s_configure_line_is_options_only(trixie_nginx: str) -> None:
+    configure = configure_arguments([trixie_nginx])
+    data = spec("cache", nginx={"version": "1.26.3", "configure": configure})
+    assert spec_from_mapping(data, "s.yaml").nginx.configure == configure

@@ -6,6 +6,7 @@ import ipaddress
 import math
 import posixpath
 import re
+import shlex
 from collections.abc import Callable
 from typing import Annotated, Literal
 
@@ -815,7 +816,27 @@ class Tls(Strict):
     )
 
 
-Configure = Annotated[str, Field(pattern=CONFIGURE_RE, max_length=CONFIGURE_MAX)]
+def _configure_options(text: str) -> str:
+    """Every word an option: nginx's configure takes nothing else (auto/options: "invalid
+    option"), and a word that is not one was dropped, leaving a build of no modules."""
+    try:
+        words = shlex.split(text)
+    except ValueError:  # an unbalanced quote, from a value holding one: the first word is read
+        words = text.split()[:1]
+    stray = next((word for word in words if not word.startswith("--")), None)
+    if stray is not None:
+        raise ValueError(
+            f"{shown(stray)} is not a configure option (each starts with --): copy what "
+            "`nginx -V` prints after 'configure arguments: '"
+        )
+    return text
+
+
+Configure = Annotated[
+    str,
+    Field(pattern=CONFIGURE_RE, max_length=CONFIGURE_MAX),
+    AfterValidator(_configure_options),
+]
 
 
 class Nginx(Strict):
