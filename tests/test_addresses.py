@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import ipaddress
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -263,6 +264,10 @@ MAPPED_NETWORK = (
          "which is always trusted: remove it"),
         (["::1/128"], "cache.trusted_networks.0: ::1/128 is loopback, which is always trusted: "
          "remove it"),
+        (["10.0.0.0/8", "::/0"], "cache.trusted_networks.1: ::/0 is every client, the geo "
+         "block's default: set cache.debug_headers: true to send the headers to everyone"),
+        (["0.0.0.0/0"], "cache.trusted_networks.0: 0.0.0.0/0 is every client, the geo block's "
+         "default: set cache.debug_headers: true to send the headers to everyone"),
     ],
 )  # fmt: skip
 def test_a_trusted_network_nginx_never_matches_or_has_already_is_refused(
@@ -273,14 +278,21 @@ def test_a_trusted_network_nginx_never_matches_or_has_already_is_refused(
     assert err.startswith("s.yaml:") and err.endswith(f": {message}\n") and err.count("\n") == 1
 
 
-def test_a_network_listed_twice_makes_nginx_warn_at_every_start(nginx_binary: str) -> None:
-    """Why a repeated trusted network is refused: nginx -t takes it with a warning."""
+def test_a_network_the_geo_block_has_already_makes_nginx_warn_at_every_start(
+    nginx_binary: str,
+) -> None:
+    """Why a repeated trusted network, and every client (the geo default), are refused:
+    nginx -t takes them with a warning."""
     plan = make_plan(spec_from_mapping(spec(), "s.yaml"), "s.yaml")
-    twice = Decision(("127.0.0.0/8", "::1/128", "127.0.0.0/8"), "test")
+    twice = Decision(("127.0.0.0/8", "::1/128", "127.0.0.0/8", "0.0.0.0/0", "::/0"), "test")
     result = check_plan(replace(plan, trusted_networks=twice), nginx=nginx_binary)
     assert result.ok
-    assert "[warn]" in result.output
-    assert 'duplicate network "127.0.0.0/8", value: "1", old value: "1"' in result.output
+    warned = r'\[warn\] .*duplicate network "(\S+)", value: "1", old value: "(\d)"'
+    assert re.findall(warned, result.output) == [
+        ("127.0.0.0/8", "1"),
+        ("0.0.0.0/0", "0"),
+        ("::/0", "0"),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -228,7 +228,9 @@ def test_nginx_1_26_warns_of_the_repeats_the_spec_refuses(trixie_nginx: str) -> 
             "proxy_cache_use_stale": Decision(("error", "error"), "test"),
             "proxy_cache_ignore_headers": Decision(("Vary", "Vary"), "test"),
             "proxy_next_upstream": Decision(("timeout", "timeout"), "test"),
-            "trusted_networks": Decision(("127.0.0.0/8", "::1/128", "::1/128"), "test"),
+            "trusted_networks": Decision(
+                ("127.0.0.0/8", "::1/128", "::1/128", "0.0.0.0/0"), "test"
+            ),
         }
     )
     result = check_plan(repeated, nginx=trixie_nginx)
@@ -236,6 +238,7 @@ def test_nginx_1_26_warns_of_the_repeats_the_spec_refuses(trixie_nginx: str) -> 
     assert sorted(
         re.findall(r'\[warn\] .*duplicate (?:value|network) "([^"]+)"', result.output)
     ) == [
+        "0.0.0.0/0",
         "::1/128",
         "Vary",
         "error",

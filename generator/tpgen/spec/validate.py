@@ -309,11 +309,21 @@ def _duplicate_resolvers(spec: NodeSpec) -> Iterator[Problem]:
         )
 
 
+# The networks of nginx's geo default (ngx_http_geo_module: default is 0.0.0.0/0 and ::/0).
+EVERY_CLIENT = ("0.0.0.0/0", "::/0")
+
+
 def _duplicate_networks(spec: NodeSpec) -> Iterator[Problem]:
-    """A network the geo block has already (listed twice, or a loopback one tpgen always
-    trusts) makes nginx warn "duplicate network" at every start and reload."""
+    """A network the geo block has already (listed twice, a loopback one tpgen always trusts,
+    or every client: its default) makes nginx warn "duplicate network" at every start."""
     networks = spec.cache.trusted_networks or []
     for index, network in enumerate(networks):
+        if network in EVERY_CLIENT:
+            yield problem(
+                ("cache", "trusted_networks", index),
+                f"{network} is every client, the geo block's default: set cache.debug_headers: "
+                "true to send the headers to everyone",
+            )
         if network in LOOPBACK_NETWORKS:
             yield problem(
                 ("cache", "trusted_networks", index),
