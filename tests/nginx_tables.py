@@ -1198,6 +1198,22 @@ HANDLER_CASES = [
         f"{STREAM} stream {{ server {{ listen 127.0.0.1:19001; ssl_certificate a$; "
         "ssl_certificate_key a; return x; } }",
     ),
+    # Obsolete directives nginx keeps a handler for that only warns: taken in both versions
+    # (http2_push's argument compiled as a script until 1.25.0, ignored from 1.25.1).
+    ("location", "http2_push /x;"),
+    ("location", "http2_push ${x;"),
+    ("location", "http2_push_preload on;"),
+    ("server", "http2_max_field_size 4k;"),
+    ("server", "http2_max_header_size 4k;"),
+    ("server", "http2_idle_timeout 3s;"),
+    ("server", "http2_recv_timeout 3s;"),
+    ("server", "http2_max_requests 3;"),
+    ("location", "spdy_chunk_size 4k;"),
+    # if's $ operand is one variable named by all after its $ (ngx_http_rewrite_variable).
+    ("location", "if ($uri$) { return 404; }"),
+    ("location", "if ($uri$ = x) { return 404; }"),
+    ("location", "set $x$ 1; if ($x$) { return 404; }"),
+    ("location", "if ( $uri ) { return 404; }"),
 ]
 
 

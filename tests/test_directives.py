@@ -294,6 +294,10 @@ def test_a_variable_nothing_defines_is_refused() -> None:
     assert geo.startswith('uses the variable named "{uri}", which neither nginx 1.22.1 nor')
     (braced,) = _variables("return 200 ${1};")
     assert braced.startswith('uses the variable named "1", which')
+    # if's $ operand is all that follows its $, as nginx names it.
+    (operand,) = _variables("if ($a$) { }")
+    assert operand.startswith('uses the variable named "a$", which')
+    assert 'unknown "a$" variable' in operand
     # In the blocks a snippet opens, too; named by the version that has it.
     (inner,) = _variables("location / { return 200 ${proxy_protocol_tlv_alpn}; }", "", (1, 22, 1))
     assert "proxy_protocol_tlv_alpn" in inner

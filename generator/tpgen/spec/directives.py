@@ -502,6 +502,9 @@ def _references(directive: Directive) -> Iterator[str]:
         if len(directive.args) == 2 and directive.args[0][1:]:
             yield directive.args[0][1:]
         return
+    if directive.name == "if":
+        yield from _if_references(directive.args)
+        return
     skipped = set()
     if directive.name in NAMED_FIRST:
         skipped.add(0)
@@ -513,6 +516,23 @@ def _references(directive: Directive) -> Iterator[str]:
         if index in skipped or after_operator or arg.startswith("~"):
             continue
         yield from script_variables(arg)
+
+
+def _if_references(args: tuple[str, ...]) -> Iterator[str]:
+    """ngx_http_rewrite_if_condition: a condition's operand that starts with a $ is one
+    variable, named by all that follows its $ ("$a$" names "a$"); the text compared with it
+    and a file operator's path are scripts."""
+    operands = list(args)
+    if operands and operands[0].startswith("("):
+        operands[0] = operands[0][1:]
+    if operands and operands[-1].endswith(")"):
+        operands[-1] = operands[-1][:-1]
+    operands = [operand for index, operand in enumerate(operands) if operand or index]
+    for index, operand in enumerate(operands):
+        if index == 0 and len(operand) > 1 and operand.startswith("$"):
+            yield operand[1:]
+        elif not (index and operands[index - 1] in _REGEX_OPERATORS):
+            yield from script_variables(operand)
 
 
 def _unknown_variable(
