@@ -627,6 +627,12 @@ HANDLER_CASES = [
             "ssl_certificate_key $ssl_server_name.key; }",
             "server { listen 127.0.0.1:19999; return 1; ssl_reject_handshake on; "
             "ssl_verify_client on; }",
+            f'ssl_client_certificate ""; server {{ listen 127.0.0.1:19999 ssl; return 1; '
+            f"{_PAIR} ssl_verify_client on; }}",
+            f"ssl_client_certificate {_CAS}; server {{ listen 127.0.0.1:19999 ssl; return 1; "
+            f'{_PAIR} ssl_client_certificate ""; ssl_verify_client on; }}',
+            f'ssl_client_certificate ""; server {{ listen 127.0.0.1:19999 ssl; return 1; '
+            f"{_PAIR} ssl_client_certificate {_CAS}; ssl_verify_client on; }}",
         )
     ),
     ("http", "split_clients $uri $sc { 50% a; * b; }"),

@@ -192,6 +192,16 @@ TLS_CASES: list[tuple[dict[str, str], bool]] = [
     ({"http": "ssl_verify_client on;"}, REFUSED),
     ({"http": f"ssl_client_certificate {CA_FILE};", "server": "ssl_verify_client on;"}, TAKEN),
     ({"http": "server { listen 127.0.0.1:19564; ssl_verify_client on; }"}, TAKEN),
+    # "" is no CAs (the path's length is checked), and a server's "" is not its http block's.
+    ({"server": 'ssl_verify_client on; ssl_client_certificate "";'}, REFUSED),
+    (
+        {
+            "http": f"ssl_client_certificate {CA_FILE};",
+            "server": 'ssl_verify_client on; ssl_client_certificate "";',
+        },
+        REFUSED,
+    ),
+    ({"server": 'ssl_verify_client optional_no_ca; ssl_client_certificate "";'}, TAKEN),
     ({"server": "ssl_session_cache shared:tpgen_tls:1m;"}, REFUSED),
     ({"server": "ssl_session_cache shared:mine:1m;"}, TAKEN),
     (

@@ -10,7 +10,7 @@ that sets none of its own: tpgen's status server.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version
@@ -61,17 +61,19 @@ def _loaded_empty(name: str, above: str) -> str:
 
 
 def unchecked_clients(
-    verify: Directive, authorities: Collection[str], version: Version
+    verify: Directive, authorities: Mapping[str, tuple[str, ...]], version: Version
 ) -> str | None:
     """Why a TLS server's ssl_verify_client asks for client certificates it has no CAs to
-    check against (``authorities``: the names of those the server has), or None."""
+    check against (``authorities``: each directive the server has in force, its arguments),
+    or None."""
     # An enum's values are caseless (ngx_conf_set_enum_slot).
     if " ".join(verify.args[:1]).lower() not in ("on", "optional"):
         return None
     needed = ["ssl_client_certificate"]
     if version >= TRUSTED_VERIFIES:
         needed.append("ssl_trusted_certificate")
-    if any(name in authorities for name in needed):
+    # "" is no file: nginx checks the path's length (ngx_http_ssl_merge_srv_conf).
+    if any(authorities.get(name, ("",)) != ("",) for name in needed):
         return None
     return (
         f"asks for client certificates in a TLS server without {' or '.join(needed)} to check "

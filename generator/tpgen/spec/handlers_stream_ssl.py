@@ -91,6 +91,7 @@ def _server_refusals(merged: _Merged, version: Version) -> Iterator[tuple[Direct
         paths = (*certificates, *merged.of("ssl_certificate_key"))
         yield from empty_certificate_paths(paths, above="stream")
     for verify in merged.of("ssl_verify_client")[-1:]:
-        reason = unchecked_clients(verify, merged.found.keys(), version)
+        authorities = {name: found[-1].args for name, found in merged.found.items()}
+        reason = unchecked_clients(verify, authorities, version)
         if reason is not None:
             yield verify, reason

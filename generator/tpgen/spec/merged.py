@@ -466,7 +466,8 @@ def _client_verification(settings: Settings, version: Version) -> Iterator[tuple
     serves = "ssl_certificate" in settings or (
         rejects is not None and " ".join(rejects.directive.args[:1]).lower() == "on"
     )
-    reason = unchecked_clients(verify.directive, settings.keys(), version) if serves else None
+    authorities = {name: setting.directive.args for name, setting in settings.items()}
+    reason = unchecked_clients(verify.directive, authorities, version) if serves else None
     if reason is not None:
         yield verify.directive, reason
 
