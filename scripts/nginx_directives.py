@@ -122,7 +122,8 @@ SLOTS = {
 # no name or an unclosed ${ (ngx_http_script_compile, ngx_http_log_compile_format): "first",
 # "second", "last", "all"; "log" (access_log's path unless syslog:, and each if=), "format"
 # (log_format's after its name, not escape=), "pattern" (the first unless a ~ regex, and all
-# after it: proxy_redirect, proxy_cookie_*). Each handler compiles only what has a $
+# after it: proxy_redirect, proxy_cookie_*), "threads" (aio's pool name after threads=),
+# "from" (each from='s value: disable_symlinks). Each handler compiles only what has a $
 # (ngx_http_script_variables_count), so a value with none is never refused. A handler listed
 # must compile scripts, itself or in its module's merge, in the version read.
 SCRIPT_ARGUMENTS = {
@@ -184,6 +185,8 @@ SCRIPT_ARGUMENTS = {
     "ngx_http_proxy_cookie_domain": "pattern",
     "ngx_http_proxy_cookie_path": "pattern",
     "ngx_http_proxy_cookie_flags": "pattern",
+    "ngx_http_core_set_aio": "threads",
+    "ngx_http_disable_symlinks": "from",
 }
 # Shared slots that compile for some directives only (the keyval slot also reads
 # ssl_conf_command; the str array slot many paths): by directive name.

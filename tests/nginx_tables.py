@@ -1215,6 +1215,16 @@ HANDLER_CASES = [
     ("server", "http2_recv_timeout 3s;"),
     ("server", "http2_max_requests 3;"),
     ("location", "spdy_chunk_size 4k;"),
+    # aio's pool after threads= and disable_symlinks' from= are compiled (a pool with no $ must
+    # be one thread_pool defines: not these cases).
+    ("location", "aio threads;"),
+    ("location", "aio threads=$uri;"),
+    ("location", "aio threads=a$;"),
+    ("location", "aio threads=${uri;"),
+    ("location", "disable_symlinks on from=$document_root;"),
+    ("location", "disable_symlinks on from=a$;"),
+    ("location", "disable_symlinks if_not_owner from=${x;"),
+    ("location", "disable_symlinks on from=/a;"),
     # if's $ operand is one variable named by all after its $ (ngx_http_rewrite_variable).
     ("location", "if ($uri$) { return 404; }"),
     ("location", "if ($uri$ = x) { return 404; }"),

@@ -272,6 +272,14 @@ def test_variables_nginx_or_the_config_defines_pass(text: str) -> None:
             "access_log /tmp/a.log combined if=a$;",
             "'a$' has a $ with no variable name after it (nginx: invalid variable name)",
         ),
+        (
+            "aio threads=a$;",
+            "'a$' has a $ with no variable name after it (nginx: invalid variable name)",
+        ),
+        (
+            "disable_symlinks on from=${x;",
+            "'${x' opens ${x and never closes it (nginx: the closing bracket in \"x\" variable",
+        ),
     ],
 )
 def test_a_malformed_variable_where_nginx_compiles_a_script_is_refused(

@@ -22,6 +22,12 @@ def _compiled(args: tuple[str, ...], kind: str) -> list[str]:
     if kind == "pattern":
         # ngx_http_proxy_redirect, proxy_cookie_*: a first argument after ~ is a regex.
         return [arg for index, arg in enumerate(args) if index or not arg.startswith("~")]
+    if kind == "threads":
+        # ngx_http_core_set_aio: the pool's name after threads= (a bare threads names none).
+        return [args[0][8:]] if args[0].startswith("threads=") else []
+    if kind == "from":
+        # ngx_http_disable_symlinks: each from='s value.
+        return [arg[5:] for arg in args if arg.startswith("from=")]
     chosen = {"first": args[:1], "second": args[1:2], "last": args[-1:], "all": args}
     return list(chosen[kind])
 
