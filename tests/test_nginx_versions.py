@@ -22,6 +22,7 @@ from tpgen.plan import Decision, make_plan
 from tpgen.render import render_config
 from tpgen.spec.build import Build
 from tpgen.spec.edge import HTTP3_SINCE, version_tuple
+from tpgen.spec.handlers_listen_build import unbuilt_parameter
 from tpgen.spec.load import load_spec_file, spec_from_mapping
 
 from .conftest import CASES, ROOT, unavailable
@@ -111,6 +112,11 @@ def test_the_directive_tables_say_what_nginx_1_26_says(
     assert version >= (1, 26, 0)
     build = Build(version, configure_arguments([trixie_nginx]))
     assert build.debug  # error_log memory: is taken (handlers_targets)
+    # Its listens take ssl, http2 and quic, and stream's ssl (spec/handlers_listen_build).
+    loaded = build.with_loaded(["modules/ngx_stream_module.so"])
+    assert unbuilt_parameter(("443", "ssl", "http2"), loaded, stream=False) is None
+    assert unbuilt_parameter(("443", "quic"), loaded, stream=False) is None
+    assert unbuilt_parameter(("5000", "ssl"), loaded, stream=True) is None
     names, variables = lacked_by_build(build)
     root = tmp_path_factory.mktemp("tables")
     (root / "d").mkdir()

@@ -17,9 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from tpgen.spec.build import Build
 from tpgen.spec.directive_values import ZONE_MIN, fixed_point, number, size, time
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_listen import listen_problem
+from tpgen.spec.handlers_listen_build import unbuilt_parameter
 from tpgen.spec.handlers_referers import referers_problem
 from tpgen.spec.handlers_stream_listen import stream_listen_problem
 from tpgen.spec.handlers_targets import access_log, error_log, resolver
@@ -44,6 +46,7 @@ class Place:
     version: tuple[int, ...] = (1, 22, 1)  # the target nginx (spec nginx.version)
     debug: bool = True  # built --with-debug (Debian's are); True where the build is unknown
     path: str | None = None  # the file's path (None: not known)
+    build: Build | None = None  # the build and the modules it loads (None: not known)
 
     def regex(self, pattern: str, *, caseless: bool) -> str | None:
         """regex_problem of an HTTP regex (ngx_http_regex_compile) here."""
@@ -698,8 +701,8 @@ def _session_cache(args: Args, place: Place) -> str | None:
 def _listen(args: Sequence[str], place: Place) -> str | None:
     """ngx_http_core_listen, or in a stream server ngx_stream_core_listen."""
     if place.context.startswith("stream"):
-        return stream_listen_problem(args, place)
-    return listen_problem(args, place.version)
+        return stream_listen_problem(args, place) or unbuilt_parameter(args, place.build, True)
+    return listen_problem(args, place.version) or unbuilt_parameter(args, place.build, False)
 
 
 _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {

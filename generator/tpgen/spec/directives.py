@@ -706,6 +706,7 @@ def refusals(
         target.version,
         debug=target.build is None or target.build.debug,
         path=target.path,
+        build=target.build,
     )
     for directive in directives:
         command, reason = _command(directive, context, target)
