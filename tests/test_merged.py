@@ -24,6 +24,8 @@ V122 = (1, 22, 1)
 # Sizes: nginx's defaults on a 64-bit machine with 4 KiB pages (proxy_buffers 8 4k,
 # connection_pool_size 512).
 MERGE_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"server": "ssl on;"}, REFUSED),  # tpgen's server here has no certificate
+    ({"server": "ssl on; ssl_reject_handshake on;"}, TAKEN),
     ({"http": "proxy_buffers 2 4k;"}, REFUSED),  # busy 8k > one buffer
     ({"http": "proxy_buffers 3 4k;"}, TAKEN),  # busy 8k = two buffers
     ({"http": "proxy_buffers 1 4k;"}, REFUSED),
@@ -202,6 +204,14 @@ TLS_CASES: list[tuple[dict[str, str], bool]] = [
         REFUSED,
     ),
     ({"server": 'ssl_verify_client optional_no_ca; ssl_client_certificate "";'}, TAKEN),
+    # ssl on (up to 1.24) needs a certificate in force, or handshakes rejected; tpgen's status
+    # server has none, and a flag's values are caseless.
+    ({"server": "ssl on;"}, TAKEN),
+    ({"http": "ssl on;"}, REFUSED),
+    ({"http": "ssl ON;"}, REFUSED),
+    ({"http": "ssl off;"}, TAKEN),
+    ({"http": "server { listen 127.0.0.1:19566; ssl on; }"}, REFUSED),
+    ({"http": "server { listen 127.0.0.1:19567; ssl on; ssl_reject_handshake on; }"}, TAKEN),
     ({"server": "ssl_session_cache shared:tpgen_tls:1m;"}, REFUSED),
     ({"server": "ssl_session_cache shared:mine:1m;"}, TAKEN),
     (

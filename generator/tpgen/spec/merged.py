@@ -342,6 +342,8 @@ def _walk(
     if context == "server":
         yield from _header_buffers(settings)
         yield from _client_verification(settings, reading.version)
+        if reading.version < _NO_SSL_DIRECTIVE:
+            yield from _ssl_without_certificate(settings)
     if context in ("server", "location"):
         for prefix in UPSTREAMS:
             yield from _upstream_buffers(prefix, settings)
@@ -461,15 +463,38 @@ def _client_verification(settings: Settings, version: Version) -> Iterator[tuple
     verify = settings.get("ssl_verify_client")
     if verify is None or not verify.from_snippet:
         return
-    rejects = settings.get("ssl_reject_handshake")
-    # A flag's values are caseless (ngx_conf_set_flag_slot).
-    serves = "ssl_certificate" in settings or (
-        rejects is not None and " ".join(rejects.directive.args[:1]).lower() == "on"
-    )
+    serves = "ssl_certificate" in settings or _flag_on(settings, "ssl_reject_handshake")
     authorities = {name: setting.directive.args for name, setting in settings.items()}
     reason = unchecked_clients(verify.directive, authorities, version) if serves else None
     if reason is not None:
         yield verify.directive, reason
+
+
+# The ssl directive's last release (1.25.1 removed it, and the table refuses it there).
+_NO_SSL_DIRECTIVE = (1, 25, 1)
+
+
+def _ssl_without_certificate(settings: Settings) -> Iterator[tuple[Directive, str]]:
+    """ngx_http_ssl_merge_srv_conf: a server that ssl on reaches (its own or its http
+    block's) needs a certificate, unless it rejects handshakes."""
+    enable = settings.get("ssl")
+    if enable is None or not enable.from_snippet or "ssl_certificate" in settings:
+        return
+    if _flag_on(settings, "ssl") and not _flag_on(settings, "ssl_reject_handshake"):
+        yield (
+            enable.directive,
+            (
+                'turns TLS on in a server without an ssl_certificate (nginx: no "ssl_certificate" '
+                'is defined for the "ssl" directive): remove it; TLS is a listen of the spec\'s '
+                "(listen: [{port: 443, tls: true}]) with tls.certificates"
+            ),
+        )
+
+
+def _flag_on(settings: Settings, name: str) -> bool:
+    found = settings.get(name)
+    # A flag's values are caseless (ngx_conf_set_flag_slot).
+    return found is not None and " ".join(found.directive.args[:1]).lower() == "on"
 
 
 @dataclass(frozen=True)
