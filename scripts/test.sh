@@ -42,8 +42,8 @@ python_deps() {
 }
 
 lint() {
-  ruff check generator tests bench plugins molecule scripts
-  ruff format --check generator tests bench plugins molecule scripts
+  ruff check .
+  ruff format --check .
   mypy
   # the layering contracts of pyproject.toml, on this checkout whatever the venv's editable install
   PYTHONPATH="$PWD/generator${PYTHONPATH:+:$PYTHONPATH}" lint-imports --no-cache

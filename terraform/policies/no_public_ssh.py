@@ -72,27 +72,25 @@ class NoPublicSsh(BaseResourceCheck):
         )
 
     def scan_resource_conf(self, conf: dict[str, Any]) -> CheckResult:
-        resource_type = self.entity_type
-        if resource_type == "aws_security_group":
-            for rule in _as_list(conf.get("ingress")):
-                if (
-                    isinstance(rule, dict)
-                    and _covers_ssh(rule, "protocol")
-                    and _open_to_world(rule, ("cidr_blocks", "ipv6_cidr_blocks"))
-                ):
-                    return CheckResult.FAILED
-            return CheckResult.PASSED
-        if resource_type == "aws_security_group_rule":
-            if str(_first(conf.get("type"))) != "ingress":
-                return CheckResult.PASSED
-            if _covers_ssh(conf, "protocol") and _open_to_world(
-                conf, ("cidr_blocks", "ipv6_cidr_blocks")
-            ):
-                return CheckResult.FAILED
-            return CheckResult.PASSED
-        if _covers_ssh(conf, "ip_protocol") and _open_to_world(conf, ("cidr_ipv4", "cidr_ipv6")):
-            return CheckResult.FAILED
-        return CheckResult.PASSED
+        return CheckResult.FAILED if _opens_ssh(self.entity_type, conf) else CheckResult.PASSED
+
+
+def _opens_ssh(resource_type: str, conf: dict[str, Any]) -> bool:
+    """The resource lets SSH in from anywhere."""
+    if resource_type == "aws_security_group":
+        return any(
+            isinstance(rule, dict)
+            and _covers_ssh(rule, "protocol")
+            and _open_to_world(rule, ("cidr_blocks", "ipv6_cidr_blocks"))
+            for rule in _as_list(conf.get("ingress"))
+        )
+    if resource_type == "aws_security_group_rule":
+        return (
+            str(_first(conf.get("type"))) == "ingress"
+            and _covers_ssh(conf, "protocol")
+            and _open_to_world(conf, ("cidr_blocks", "ipv6_cidr_blocks"))
+        )
+    return _covers_ssh(conf, "ip_protocol") and _open_to_world(conf, ("cidr_ipv4", "cidr_ipv6"))
 
 
 check = NoPublicSsh()
