@@ -20,8 +20,8 @@ from tpgen.plan.defaults import (
 )
 from tpgen.plan.types import Decision, ServerPlan, TlsPolicy
 from tpgen.spec.facts import UNREAD, CertificateFacts
-from tpgen.spec.handlers_referers import hash_entry
 from tpgen.spec.model import Certificate, NodeSpec, Tls
+from tpgen.spec.names_hash import hash_entry
 
 MIB = 1 << 20
 # nginx's server_names_hash_bucket_size: its default (ngx_cacheline_size on x86-64 and arm64),

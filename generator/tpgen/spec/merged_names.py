@@ -24,7 +24,7 @@ from tpgen.spec.names_hash import (
     Failure,
     aligned,
     bucket_needed,
-    bucket_share,
+    hash_entry,
     max_size_needed,
     names_failure,
 )
@@ -184,7 +184,7 @@ def _too_long(
     key = failure.key.decode("utf-8", "replace")
     part = "the name" if key == origin.text.lower() else f"its label {key!r}"
     said = (
-        f"{part} takes {bucket_share(failure.key) + 8} bytes of a hash bucket with the pointer "
+        f"{part} takes {hash_entry(failure.key)} bytes of a hash bucket with the pointer "
         f"that ends it, more than {BUCKET} {aligned(size.value, CACHE_LINE)} holds (nginx: "
         f"could not build server_names_hash, you should increase {BUCKET}: "
         f"{aligned(size.value, CACHE_LINE)})"

@@ -22,6 +22,9 @@ CACHE_LINE = 64
 # A bucket's length is a u_short, less a cache line (ngx_hash_init).
 LONGEST_BUCKET = 65536 - CACHE_LINE
 _WORD = (1 << 64) - 1
+# What ngx_hash_add_key says of a name it does not take (NameKeys.add).
+INVALID = "invalid"
+BUSY = "busy"
 
 
 def aligned(value: int, to: int) -> int:
@@ -32,6 +35,12 @@ def bucket_share(key: str | bytes) -> int:
     """Bytes a key takes of a bucket (NGX_HASH_ELT_SIZE: a pointer, then the length and the
     name aligned to a pointer)."""
     return POINTER + aligned(len(key) + 2, POINTER)
+
+
+def hash_entry(key: str | bytes) -> int:
+    """The bucket size a key needs alone: its share and the pointer that ends the bucket
+    (ngx_hash_init); valid_referers' check and the plan's server_names bucket read it."""
+    return bucket_share(key) + POINTER
 
 
 def _key_hash(key: bytes) -> int:
@@ -70,11 +79,13 @@ class NameKeys:
     tail: list[Key] = field(default_factory=list)
     _taken: set[tuple[str, bytes]] = field(default_factory=set)
 
-    def add(self, name: str) -> bool:
-        """Takes a server name in (or ignores it: the address has it); False: nginx refuses it."""
+    def add(self, name: str) -> str | None:
+        """Takes a name in as ngx_hash_add_key does (NGX_HASH_WILDCARD_KEY): None, or
+        INVALID (nginx refuses it: NGX_DECLINED) or BUSY (the keys have it already, caseless;
+        .example.com is example.com and *.example.com too: NGX_BUSY), and it is not taken."""
         data = name.encode("utf-8")
         if data.count(b"*") > 1 or b".." in data or b"\0" in data:
-            return False
+            return INVALID
         if len(data) > 1 and data.startswith(b"."):
             return self._head(name, data[1:], dot=True)
         if len(data) > 2 and data.startswith(b"*."):
@@ -82,25 +93,27 @@ class NameKeys:
         if len(data) > 2 and data.endswith(b".*"):
             return self._take(("tail", data[:-2].lower()), self.tail, Key(data[:-2].lower(), name))
         if b"*" in data:
-            return False
+            return INVALID
         return self._take(("exact", data.lower()), self.exact, Key(data.lower(), name))
 
-    def _head(self, name: str, rest: bytes, *, dot: bool) -> bool:
+    def _head(self, name: str, rest: bytes, *, dot: bool) -> str | None:
         rest = rest.lower()
         # "*.example.com" is "com.example.", ".example.com" "com.example".
         key = Key(b".".join(reversed(rest.split(b"."))) + (b"" if dot else b"."), name)
         if dot:
-            # nginx enters the name among the exact ones before it looks among the wildcards.
+            # nginx enters the name among the exact ones (to find conflicts only: the exact
+            # hash does not get it) before it looks among the wildcards.
             if ("exact", rest) in self._taken:
-                return True
+                return BUSY
             self._taken.add(("exact", rest))
         return self._take(("head", rest), self.head, key)
 
-    def _take(self, taken: tuple[str, bytes], keys: list[Key], key: Key) -> bool:
-        if taken not in self._taken:
-            self._taken.add(taken)
-            keys.append(key)
-        return True
+    def _take(self, taken: tuple[str, bytes], keys: list[Key], key: Key) -> str | None:
+        if taken in self._taken:
+            return BUSY
+        self._taken.add(taken)
+        keys.append(key)
+        return None
 
     def every_key(self) -> list[Key]:
         """The keys of all the hashes: the exact names and the wildcards' labels."""
@@ -119,7 +132,7 @@ def names_failure(names: Sequence[str], bucket: int, max_size: int) -> Failure |
     a cache line) and server_names_hash_max_size ``max_size``; None: it builds them."""
     keys = NameKeys()
     for name in names:
-        if not keys.add(name):
+        if keys.add(name) == INVALID:
             return Failure("invalid", name)
     size = aligned(bucket, CACHE_LINE)
     found = hash_failure(keys.exact, size, max_size) if keys.exact else None
@@ -200,7 +213,7 @@ def bucket_needed(names: Sequence[str]) -> int:
     keys = NameKeys()
     for name in names:
         keys.add(name)
-    need = max((bucket_share(key.text) + POINTER for key in keys.every_key()), default=0)
+    need = max((hash_entry(key.text) for key in keys.every_key()), default=0)
     size = CACHE_LINE
     while size < need:
         size *= 2
