@@ -155,6 +155,24 @@ class Options:
     quic: bool = False
     words: set[str] = field(default_factory=set)
 
+    @property
+    def given(self) -> set[str]:
+        """Every parameter read, by its name."""
+        return {*self.options, *self.words}
+
+
+def read_parameters(
+    args: Args, version: Version, read: Callable[[str, Options, Version], str | None]
+) -> Options | str:
+    """The parameters after a listen's address, each taken by ``read`` (http's or stream's
+    reading of one word), or the first one nginx refuses."""
+    found = Options()
+    for word in args[1:]:
+        refused = read(word, found, version)
+        if refused:
+            return refused
+    return found
+
 
 # A parameter with a value and what reads it; each sets socket options (lsopt.set). Stream's
 # listen reads them alike (ngx_stream_core_listen).
@@ -219,16 +237,13 @@ _QUIC_INCOMPATIBLE: tuple[tuple[str, Version], ...] = (
 
 def listen_options(args: Args, version: Version) -> Options | str:
     """The listen's parameters as ngx_http_core_listen reads them, or nginx's complaint."""
-    found = Options()
-    for word in args[1:]:
-        refused = _parameter(word, found, version)
-        if refused:
-            return refused
+    found = read_parameters(args, version, _parameter)
+    if isinstance(found, str):
+        return found
     found.default = bool(found.words & {"default_server", "default"})
     found.ssl, found.quic = "ssl" in found.words, "quic" in found.words
     if found.quic:
-        given = {*found.options, *found.words}
-        clash = [w for w, since in _QUIC_INCOMPATIBLE if w in given and version >= since]
+        clash = [w for w, since in _QUIC_INCOMPATIBLE if w in found.given and version >= since]
         if clash:
             return f'"{clash[0]}" parameter is incompatible with "quic"'
     return found

@@ -25,6 +25,7 @@ from tpgen.spec.handlers_listen import (
     listen_address,
     listen_conflicts,
     listened,
+    read_parameters,
     socket_key,
     socket_value,
 )
@@ -79,17 +80,14 @@ def _parameter(word: str, found: Options, version: Version) -> str | None:
 
 def stream_listen_options(args: Args, version: Version) -> Options | str:
     """The listen's parameters as ngx_stream_core_listen reads them, or nginx's complaint."""
-    found = Options()
-    for word in args[1:]:
-        refused = _parameter(word, found, version)
-        if refused:
-            return refused
+    found = read_parameters(args, version, _parameter)
+    if isinstance(found, str):
+        return found
     found.default = "default_server" in found.words
     found.ssl = "ssl" in found.words
     if "udp" in found.words:
         order = _NOT_UDP_SINCE_1_25_5 if version >= VIRTUAL_SERVERS_SINCE else _NOT_UDP
-        given = {*found.options, *found.words}
-        clash = next((word for word in order if word in given), None)
+        clash = next((word for word in order if word in found.given), None)
         if clash is not None:
             return f'"{clash}" parameter is incompatible with "udp"'
     return found
