@@ -375,7 +375,7 @@ LONG_NAME = f"{'a' * 63}.{'b' * 63}.{'c' * 63}.{'d' * 61}"  # 253 characters, th
         (f"{'a' * 63}.{'b' * 46}", 128),
         (f"{'a' * 63}.{'b' * 47}", 256),
         (LONG_NAME, 512),
-        (f"*.{LONG_NAME[2:]}", 512),
+        (f"*.{LONG_NAME[2:]}", 128),  # its labels: 63 characters at most
     ],
     ids=["46", "47", "wildcard-label-63", "110", "111", "253", "wildcard-253"],
 )

@@ -21,7 +21,7 @@ from tpgen.plan.defaults import (
 from tpgen.plan.types import Decision, ServerPlan, TlsPolicy
 from tpgen.spec.facts import UNREAD, CertificateFacts
 from tpgen.spec.model import Certificate, NodeSpec, Tls
-from tpgen.spec.names_hash import hash_entry
+from tpgen.spec.names_hash import hash_entry, longest_key
 
 MIB = 1 << 20
 # nginx's server_names_hash_bucket_size: its default (ngx_cacheline_size on x86-64 and arm64),
@@ -215,25 +215,18 @@ def tls_fields(
 
 
 def server_names_bucket(servers: tuple[ServerPlan, ...]) -> Decision[int] | None:
-    """The server_names hash bucket the longest name needs, where nginx's default (one CPU
+    """The server_names hash bucket the longest key needs, where nginx's default (one CPU
     cache line, 64 bytes) is too small: nginx -t refuses a name of 47 characters or more
     ("could not build server_names_hash"). A wildcard's labels are keys of their own."""
-    keys = [
-        key
-        for server in servers
-        for name in server.names
-        for key in (name.removeprefix("*."), *name.removeprefix("*.").split("."))
-    ]
-    if not keys:
-        return None
-    longest = max(keys, key=hash_entry)
-    need = hash_entry(longest)
-    if need <= HASH_BUCKET_DEFAULT:
+    key = longest_key([name for server in servers for name in server.names])
+    need = hash_entry(key)
+    if not key or need <= HASH_BUCKET_DEFAULT:
         return None
     size = next(size for size in HASH_BUCKET_SIZES if size >= need)
     return Decision(
         size,
-        f"the longest server name, {longest} ({len(longest)} characters), takes {need} bytes "
-        f"of a hash bucket; nginx's default ({HASH_BUCKET_DEFAULT}, a cache line) holds names "
-        "of up to 46 and nginx -t refuses a longer one",
+        f"the longest key of the server names (a wildcard's labels each), {key.decode()} "
+        f"({len(key)} bytes), takes {need} bytes of a hash bucket; nginx's default "
+        f"({HASH_BUCKET_DEFAULT}, a cache line) holds keys of up to 46 and nginx -t refuses a "
+        "longer one",
     )

@@ -207,13 +207,18 @@ def _spread(shares: Sequence[tuple[int, int]], size: int, room: int) -> bool:
     return True
 
 
-def bucket_needed(names: Sequence[str]) -> int:
-    """The smallest server_names_hash_bucket_size, a power of two of a cache line or more,
-    that holds every key of these names."""
+def longest_key(names: Sequence[str]) -> bytes:
+    """The longest key nginx hashes of these names (a wildcard's labels each; b"": none)."""
     keys = NameKeys()
     for name in names:
         keys.add(name)
-    need = max((hash_entry(key.text) for key in keys.every_key()), default=0)
+    return max((key.text for key in keys.every_key()), key=len, default=b"")
+
+
+def bucket_needed(names: Sequence[str]) -> int:
+    """The smallest server_names_hash_bucket_size, a power of two of a cache line or more,
+    that holds every key of these names."""
+    need = hash_entry(longest_key(names))
     size = CACHE_LINE
     while size < need:
         size *= 2
