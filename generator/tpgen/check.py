@@ -21,7 +21,7 @@ from tpgen.errors import NginxUnavailable
 from tpgen.files import read_regular_file
 from tpgen.plan.types import CacheZone, Decision, Plan, ServerPlan, TlsPolicy, Upstream
 from tpgen.render import nginx_literal, render_config
-from tpgen.spec.build import configure_options
+from tpgen.spec.build import configured_prefix
 from tpgen.spec.certs import (
     THROWAWAY_OCSP_URL,
     throwaway_issuer,
@@ -115,8 +115,7 @@ def link_modules(built: str, prefix: Path) -> None:
     """``prefix``/modules: the nginx's own prefix's modules (Debian: /usr/share/nginx/modules),
     where nginx looks for a snippet's relative load_module modules/….so, so the check loads
     what the node's nginx loads."""
-    given = [option for option in configure_options(built) if option.startswith("--prefix=")]
-    own = Path(given[-1].removeprefix("--prefix=") if given else DEFAULT_PREFIX) / "modules"
+    own = Path(configured_prefix(built) or DEFAULT_PREFIX) / "modules"
     if own.is_dir():
         (prefix / "modules").symlink_to(own)
 
