@@ -126,6 +126,11 @@ def time(text: str, *, seconds: bool) -> int | None:
     return total
 
 
+def flag_on(args: Sequence[str]) -> bool:
+    """A flag directive's words say on (ngx_conf_set_flag_slot: on and off are caseless)."""
+    return " ".join(args[:1]).lower() == "on"
+
+
 def _one_of(choices: Sequence[str], text: str) -> bool:
     # ngx_strcasecmp folds ASCII letters only.
     def fold(word: str) -> str:

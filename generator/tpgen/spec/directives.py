@@ -26,7 +26,7 @@ from tpgen.spec.directive_handlers import (
     location_name,
     redefined_problem,
 )
-from tpgen.spec.directive_values import post_problem, value_problem
+from tpgen.spec.directive_values import flag_on, post_problem, value_problem
 from tpgen.spec.edge import version_text
 from tpgen.spec.handlers_certificates import empty_certificate_paths, unpaired_certificate
 from tpgen.spec.handlers_listen import Listen, Server, listen_conflicts, server_listens
@@ -772,9 +772,7 @@ def ssl_set(directives: tuple[Directive, ...]) -> frozenset[str]:
     return frozenset(
         d.name
         for d in directives
-        if d.name == "ssl_certificate"
-        # A flag's on and off are caseless (ngx_conf_set_flag_slot).
-        or (d.name == "ssl_reject_handshake" and " ".join(d.args[:1]).lower() == "on")
+        if d.name == "ssl_certificate" or (d.name == "ssl_reject_handshake" and flag_on(d.args))
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from tpgen.spec.directive_values import flag_on
 from tpgen.spec.handlers_certificates import (
     empty_certificate_paths,
     unchecked_clients,
@@ -40,8 +41,7 @@ class _Merged:
         return self.found.get(name, ())
 
     def on(self, name: str) -> bool:
-        # A flag's values are caseless (ngx_conf_set_flag_slot).
-        return any(" ".join(d.args[:1]).lower() == "on" for d in self.of(name)[-1:])
+        return any(flag_on(d.args) for d in self.of(name)[-1:])
 
 
 def _own(directives: tuple[Directive, ...]) -> dict[str, tuple[Directive, ...]]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from tpgen.spec.directive_values import PAGE_SIZE, number, size, time
+from tpgen.spec.directive_values import PAGE_SIZE, flag_on, number, size, time
 from tpgen.spec.directives import declared_zone
 from tpgen.spec.edge import version_text
 from tpgen.spec.handlers_certificates import unchecked_clients
@@ -371,9 +371,7 @@ def _empty_certificates(
     """ngx_http_proxy_set_ssl (grpc's, uwsgi's alike) and ngx_stream_proxy_set_ssl before
     1.23.0: where the upstream talks TLS, the certificate in force is loaded, "" too."""
     if context == "stream_server":
-        # An on/off flag's value is caseless (ngx_conf_set_flag_slot).
-        flag = settings.get("proxy_ssl")
-        if flag is not None and " ".join(flag.directive.args).lower() == "on":
+        if _flag_on(settings, "proxy_ssl"):
             yield from _empty_certificate("proxy", "proxy_ssl is on", settings, version)
         return
     for prefix, scheme in _TLS_SCHEMES.items() if context in _PASSING else ():
@@ -493,8 +491,7 @@ def _ssl_without_certificate(settings: Settings) -> Iterator[tuple[Directive, st
 
 def _flag_on(settings: Settings, name: str) -> bool:
     found = settings.get(name)
-    # A flag's values are caseless (ngx_conf_set_flag_slot).
-    return found is not None and " ".join(found.directive.args[:1]).lower() == "on"
+    return found is not None and flag_on(found.directive.args)
 
 
 @dataclass(frozen=True)
