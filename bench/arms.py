@@ -89,10 +89,9 @@ TITLES = {
     "article-nopool": "article's tuned config before thread pools",
 }
 
-# Debian's /etc/nginx/nginx.conf, with its default site as the server: what `apt-get install
-# nginx` serves (`worker_processes auto` written as the count it means on the emulated node).
-# nginx's own defaults fill the rest (sendfile_max_chunk 2m since 1.21.4).
-_STOCK = """\
+# Debian's /etc/nginx/nginx.conf up to its site, which the stock arm of each workload adds inside
+# http. nginx's own defaults fill the rest (sendfile_max_chunk 2m since 1.21.4).
+STOCK_HEAD = """\
 # bench arm "stock": {title}
 user www-data;
 worker_processes {workers};
@@ -111,70 +110,12 @@ http {{
     default_type application/octet-stream;
     access_log {prefix}/access.log;
     gzip on;
-
-    server {{
-        listen 127.0.0.1:{port};
-        root {storage};
-    }}
-}}
 """
 
-# The article's benchmark config: tuned, then (handwritten) with `aio threads`, whose implicit
-# pool is "thread_pool default threads=32 max_queue=65536" - written out here.
-_ARTICLE = """\
+# The article's tuned base config, each of its layouts adding its own inside http; `{pools}` are
+# the layout's thread_pool lines (none before the article added `aio threads`).
+ARTICLE_HEAD = """\
 # bench arm "{name}": {title}
-user www-data;
-worker_processes {workers};
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
-{pool}
-events {{
-    accept_mutex off;
-}}
-
-http {{
-    include /etc/nginx/mime.types;
-    default_type application/octet-stream;
-
-    access_log off;
-    sendfile on;
-    sendfile_max_chunk 512k;
-
-    server {{
-        listen 127.0.0.1:{port};
-        location / {{
-            root {storage};
-{aio}        }}
-    }}
-}}
-"""
-
-
-def single_root_conf(name: str, *, workers: int, prefix: Path, port: int, storage: Path) -> str:
-    """The configs that serve every disk through one root (the symlink tree)."""
-    if name == "stock":
-        return _STOCK.format(
-            title=TITLES[name], workers=workers, prefix=prefix, port=port, storage=storage
-        )
-    pools = name == "handwritten"
-    return _ARTICLE.format(
-        name=name,
-        title=TITLES[name],
-        workers=workers,
-        prefix=prefix,
-        port=port,
-        storage=storage,
-        pool="thread_pool default threads=32 max_queue=65536;\n" if pools else "",
-        aio="            aio threads;\n" if pools else "",
-    )
-
-
-SINGLE_ROOT = ("stock", "handwritten", "article-nopool")
-
-# The article's multi-disk layout ("thread_pool pool_1 threads=16; ... aio threads=pool_$disk"),
-# serving files instead of a cache: the map plays its split_clients, with the bench's placement.
-_PERDISK = """\
-# bench arm "perdisk": {title}
 user www-data;
 worker_processes {workers};
 pid {prefix}/nginx.pid;
@@ -191,7 +132,63 @@ http {{
     access_log off;
     sendfile on;
     sendfile_max_chunk 512k;
-    map_hash_max_size 65536;
+"""
+
+# Debian's default site as the server: what `apt-get install nginx` serves (`worker_processes
+# auto` written as the count it means on the emulated node).
+_STOCK = (
+    STOCK_HEAD
+    + """
+    server {{
+        listen 127.0.0.1:{port};
+        root {storage};
+    }}
+}}
+"""
+)
+
+# The article's benchmark config: tuned, then (handwritten) with `aio threads`, whose implicit
+# pool is "thread_pool default threads=32 max_queue=65536" - written out here.
+_ARTICLE = (
+    ARTICLE_HEAD
+    + """
+    server {{
+        listen 127.0.0.1:{port};
+        location / {{
+            root {storage};
+{aio}        }}
+    }}
+}}
+"""
+)
+
+
+def single_root_conf(name: str, *, workers: int, prefix: Path, port: int, storage: Path) -> str:
+    """The configs that serve every disk through one root (the symlink tree)."""
+    if name == "stock":
+        return _STOCK.format(
+            title=TITLES[name], workers=workers, prefix=prefix, port=port, storage=storage
+        )
+    pools = name == "handwritten"
+    return _ARTICLE.format(
+        name=name,
+        title=TITLES[name],
+        workers=workers,
+        prefix=prefix,
+        port=port,
+        storage=storage,
+        pools="thread_pool default threads=32 max_queue=65536;\n" if pools else "",
+        aio="            aio threads;\n" if pools else "",
+    )
+
+
+SINGLE_ROOT = ("stock", "handwritten", "article-nopool")
+
+# The article's multi-disk layout ("thread_pool pool_1 threads=16; ... aio threads=pool_$disk"),
+# serving files instead of a cache: the map plays its split_clients, with the bench's placement.
+_PERDISK = (
+    ARTICLE_HEAD
+    + """    map_hash_max_size 65536;
 
     map $uri $disk {{
         default {default};
@@ -206,12 +203,14 @@ http {{
     }}
 }}
 """
+)
 
 
 def perdisk_conf(*, workers: int, prefix: Path, port: int, mnt: Path, where: dict[str, str]) -> str:
     """The article's per-disk layout over the disks `where` (URI -> disk name) uses."""
     disks = sorted(set(where.values()))
     return _PERDISK.format(
+        name="perdisk",
         title=TITLES["perdisk"],
         workers=workers,
         prefix=prefix,

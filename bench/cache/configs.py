@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.arms import relocate
+from bench.arms import ARTICLE_HEAD, STOCK_HEAD, relocate
 from bench.loopdisk import LoopDisk
 
 TITLES = {
@@ -67,26 +67,9 @@ http {{
 
 # Debian's /etc/nginx/nginx.conf, its default site turned into the first cache a user writes:
 # `proxy_cache_path` + `proxy_cache`, nothing else. The origin's Cache-Control makes it cache.
-_STOCK = """\
-# bench arm "stock": {title}
-user www-data;
-worker_processes auto;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log;
-
-events {{
-    worker_connections 768;
-}}
-
-http {{
-    sendfile on;
-    tcp_nopush on;
-    types_hash_max_size 2048;
-    include /etc/nginx/mime.types;
-    default_type application/octet-stream;
-    access_log {prefix}/access.log;
-    gzip on;
-
+_STOCK = (
+    STOCK_HEAD
+    + """
     # Debian's build puts temp files in /var/lib/nginx/proxy, on the system disk; the same
     # filesystem here (the host's), inside the arm's prefix so that no run touches the host's.
     proxy_temp_path {prefix}/proxy_temp;
@@ -101,30 +84,14 @@ http {{
     }}
 }}
 """
+)
 
 # The article's cache node, with the tuned base config the bench's origin workload uses for the
 # article's arms (docs/benchmark.md). Disks N=1..n instead of 1..3; shares as the article writes
 # them (33.3% for three disks).
-_ARTICLE = """\
-# bench arm "article": {title}
-user www-data;
-worker_processes {workers};
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
-
-{pools}
-events {{
-    accept_mutex off;
-}}
-
-http {{
-    include /etc/nginx/mime.types;
-    default_type application/octet-stream;
-
-    access_log off;
-    sendfile on;
-    sendfile_max_chunk 512k;
-
+_ARTICLE = (
+    ARTICLE_HEAD
+    + """
 {paths}
     split_clients $request_uri $disk {{
 {shares}
@@ -146,6 +113,7 @@ http {{
     }}
 }}
 """
+)
 
 
 @dataclass(frozen=True)
@@ -172,6 +140,7 @@ def origin_conf(prefix: Path, root: Path, port: int, rps: int) -> str:
 def stock_conf(prefix: Path, disks: Sequence[LoopDisk], ports: Ports) -> str:
     return _STOCK.format(
         title=TITLES["stock"],
+        workers="auto",
         prefix=prefix,
         cache_dir=cache_dir(disks[0], "stock"),
         port=ports.front,
@@ -185,13 +154,15 @@ def _shares(count: int) -> list[str]:
 
 
 def article_conf(prefix: Path, disks: Sequence[LoopDisk], ports: Ports, workers: int) -> str:
-    pools = "".join(f"thread_pool pool_{n} threads=16;\n" for n in range(1, len(disks) + 1))
+    # a blank line apart from error_log: the cache node's config as it has always been written
+    pools = "\n" + "".join(f"thread_pool pool_{n} threads=16;\n" for n in range(1, len(disks) + 1))
     paths = "".join(
         f"    proxy_cache_path {cache_dir(d, 'article')} levels=1:2 keys_zone=cache_{n}:256m "
         "max_size=1024G\n                     use_temp_path=off;\n"
         for n, d in enumerate(disks, start=1)
     )
     return _ARTICLE.format(
+        name="article",
         title=TITLES["article"],
         workers=workers,
         prefix=prefix,
