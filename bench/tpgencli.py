@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,16 +40,24 @@ class SpecFile:
             f"workload: {{type: origin, avg_object_size: {facts.avg_object_size}}}",
             f"listen: {{address: 127.0.0.1, port: {facts.listen_port}}}",
             f"status: {{address: 127.0.0.1, port: {facts.status_port}}}",
-            "disks:",
+            *disks_and_tuning(self.disks, self.disk_size, tuning),
         ]
-        for disk in self.disks:
-            lines.append(
-                f"  - {{name: {disk.name}, device: {disk.device}, mount: {disk.mount}, "
-                f"size: {self.disk_size}, media: hdd, filesystem: ext4}}"
-            )
-        if tuning:
-            lines.append("tuning: {" + ", ".join(f"{k}: {v}" for k, v in tuning.items()) + "}")
         return "\n".join(lines) + "\n"
+
+
+def disks_and_tuning(
+    disks: Sequence[LoopDisk], disk_size: int, tuning: Mapping[str, str] | None
+) -> list[str]:
+    """The lines of a bench spec's `disks:` (every disk an HDD) and of its `tuning:` if any."""
+    lines = ["disks:"]
+    for disk in disks:
+        lines.append(
+            f"  - {{name: {disk.name}, device: {disk.device}, mount: {disk.mount}, "
+            f"size: {disk_size}, media: hdd, filesystem: ext4}}"
+        )
+    if tuning:
+        lines.append("tuning: {" + ", ".join(f"{k}: {v}" for k, v in tuning.items()) + "}")
+    return lines
 
 
 def tpgen_command() -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from bench.arms import ARTICLE_HEAD, STOCK_HEAD, relocate
 from bench.loopdisk import LoopDisk
+from bench.tpgencli import disks_and_tuning
 
 TITLES = {
     "stock": "stock: Debian's nginx.conf + one proxy_cache_path on d1, nginx defaults",
@@ -193,15 +194,8 @@ def spec_text(
         f"avg_object_size: {object_size}}}",
         f"listen: {{address: 127.0.0.1, port: {ports.front}}}",
         f"status: {{address: 127.0.0.1, port: {ports.status}}}",
-        "disks:",
+        *disks_and_tuning(disks, disk_size, tuning),
     ]
-    for disk in disks:
-        lines.append(
-            f"  - {{name: {disk.name}, device: {disk.device}, mount: {disk.mount}, "
-            f"size: {disk_size}, media: hdd, filesystem: ext4}}"
-        )
-    if tuning:
-        lines.append("tuning: {" + ", ".join(f"{k}: {v}" for k, v in tuning.items()) + "}")
     return "\n".join(lines) + "\n"
 
 
