@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 MiB = 1024 * 1024
 MAX_ROUNDS = 100  # a run's rounds; also what keeps every (cold_seed, round) seed distinct
+
+SettingsT = TypeVar("SettingsT", bound="DataclassInstance")  # Settings or cache's CacheSettings
 
 
 @dataclass(frozen=True)
@@ -200,6 +206,6 @@ def smoke_regime(regime: Regime, workers: int) -> Settings:
     return settings
 
 
-def with_overrides(base: Settings, **changes: object) -> Settings:
-    """A copy of `base` with the non-None `changes` applied."""
-    return replace(base, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
+def with_overrides(base: SettingsT, **changes: object) -> SettingsT:
+    """A copy of `base` (either workload's settings) with the non-None `changes` applied."""
+    return replace(base, **{k: v for k, v in changes.items() if v is not None})

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.cache.runner import run_cache_bench
-from bench.cache.settings import CACHE_FULL, CACHE_SMOKE, with_overrides
+from bench.cache.settings import CACHE_FULL, CACHE_SMOKE
+from bench.settings import with_overrides
 from bench.system import BenchError
 
 # `bench run` options that only mean something for the origin workload.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from bench.settings import DiskModel
 
@@ -62,8 +62,3 @@ CACHE_SMOKE = CacheSettings(
     spare=256 * MiB,
     wait_for_loaders=False,
 )
-
-
-def with_overrides(base: CacheSettings, **changes: object) -> CacheSettings:
-    """A copy of `base` with the non-None `changes` applied."""
-    return replace(base, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
