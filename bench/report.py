@@ -6,10 +6,23 @@ import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from bench.settings import Settings
 from bench.trial import TrialResult
 
+
+class Trial(Protocol):
+    """What the tables need of a trial of either workload (TrialResult, cache's CacheTrial)."""
+
+    @property
+    def arm(self) -> str: ...
+
+    @property
+    def other_cpu(self) -> float: ...
+
+
+TrialT = TypeVar("TrialT", bound=Trial)
 Metric = Callable[[TrialResult], float]
 
 COLUMNS: list[tuple[str, str, Metric]] = [
@@ -50,19 +63,26 @@ def column(key: str) -> Metric:
     return next(metric for name, _, metric in COLUMNS if name == key)
 
 
-def by_arm(results: Sequence[TrialResult]) -> dict[str, list[TrialResult]]:
-    arms: dict[str, list[TrialResult]] = {}
+def by_arm(results: Sequence[TrialT]) -> dict[str, list[TrialT]]:
+    arms: dict[str, list[TrialT]] = {}
     for result in results:
         arms.setdefault(result.arm, []).append(result)
     return arms
 
 
-def medians(results: Sequence[TrialResult]) -> dict[str, dict[str, float]]:
+def column_medians(
+    results: Sequence[TrialT], columns: Sequence[tuple[str, str, Callable[[TrialT], float]]]
+) -> dict[str, dict[str, float]]:
     """arm -> column key -> median over the rounds."""
     return {
-        arm: {key: statistics.median(metric(t) for t in trials) for key, _, metric in COLUMNS}
+        arm: {key: statistics.median(metric(t) for t in trials) for key, _, metric in columns}
         for arm, trials in by_arm(results).items()
     }
+
+
+def medians(results: Sequence[TrialResult]) -> dict[str, dict[str, float]]:
+    """arm -> COLUMNS' key -> median over the rounds."""
+    return column_medians(results, COLUMNS)
 
 
 def fmt_number(value: float) -> str:
@@ -73,27 +93,35 @@ def fmt_number(value: float) -> str:
     return f"{value:.2f}"
 
 
-def _row(label: str, cells: Sequence[str]) -> str:
-    return f"{label:<22}" + "".join(f"{cell:>12}" for cell in cells)
+def row(label: str, cells: Sequence[str], width: int = 12) -> str:
+    return f"{label:<22}" + "".join(f"{cell:>{width}}" for cell in cells)
 
 
-def _ratio(num: float, den: float) -> str:
+def ratio_cell(num: float, den: float) -> str:
     if den:
         return fmt_number(num / den)
     return "inf" if num else "-"
 
 
+def other_cpu_line(results: Sequence[Trial]) -> str:
+    others = [t.other_cpu for t in results]
+    return (
+        f"CPU taken by other processes during trials: median {statistics.median(others):.0%}, "
+        f"max {max(others):.0%} of {len(others)} trials"
+    )
+
+
 def table(results: Sequence[TrialResult], candidates: Sequence[str] = ("tpgen",)) -> str:
     """Medians per arm, then each candidate's ratios to stock and to the article's layouts."""
     med = medians(results)
-    lines = [_row("arm (median)", [title for _, title, _ in COLUMNS])]
+    lines = [row("arm (median)", [title for _, title, _ in COLUMNS])]
     for arm, values in med.items():
-        lines.append(_row(arm, [fmt_number(values[key]) for key, _, _ in COLUMNS]))
+        lines.append(row(arm, [fmt_number(values[key]) for key, _, _ in COLUMNS]))
     for num in candidates:
         for den in REFERENCES:
             if num in med and den in med:
-                cells = [_ratio(med[num][key], med[den][key]) for key, _, _ in COLUMNS]
-                lines.append(_row(f"{num} ÷ {den}", cells))
+                cells = [ratio_cell(med[num][key], med[den][key]) for key, _, _ in COLUMNS]
+                lines.append(row(f"{num} ÷ {den}", cells))
     return "\n".join(lines)
 
 
@@ -106,7 +134,7 @@ def rounds_table(results: Sequence[TrialResult]) -> str:
         "top worker",
         "sendq MiB",
     ]
-    lines = [_row("round arm", titles)]
+    lines = [row("round arm", titles)]
     for t in results:
         cells = [fmt_number(metric(t)) for _, _, metric in COLUMNS]
         errors = t.hot.errors + (t.cold.errors if t.cold else 0)
@@ -116,7 +144,7 @@ def rounds_table(results: Sequence[TrialResult]) -> str:
             "n/a" if t.worker_spread is None else f"{t.worker_spread:.2f}x",
             "n/a" if t.send_queue_mib is None else f"{t.send_queue_mib:.0f}",
         ]
-        lines.append(_row(f"{t.round:>3}   {t.arm}", [*cells, *extra]))
+        lines.append(row(f"{t.round:>3}   {t.arm}", [*cells, *extra]))
     return "\n".join(lines)
 
 
@@ -179,7 +207,7 @@ def paired_rounds(
     return [(t, by_round[t.round]) for t in candidate if t.round in by_round]
 
 
-def _better_ratio(num: float, den: float, higher_is_better: bool) -> float:
+def _betterratio_cell(num: float, den: float, higher_is_better: bool) -> float:
     """num against den in the better direction (p99: den ÷ num), so ≥ 1 means num is better."""
     if higher_is_better:
         return num / den if den else math.inf
@@ -198,10 +226,10 @@ def perdisk_goals(
     """
     out = []
     for label, key, higher_is_better, least in PERDISK_GOALS:
-        ratio = _better_ratio(med[arm][key], med["perdisk"][key], higher_is_better)
+        ratio = _betterratio_cell(med[arm][key], med["perdisk"][key], higher_is_better)
         metric = column(key)
         won = sum(
-            _better_ratio(metric(mine), metric(theirs), higher_is_better) >= least
+            _betterratio_cell(metric(mine), metric(theirs), higher_is_better) >= least
             for mine, theirs in rounds
         )
         word = "" if least == 1.0 else f" × {least:g}"
@@ -245,12 +273,10 @@ def worker_spreads(results: Sequence[TrialResult]) -> str:
 def noise(results: Sequence[TrialResult]) -> str:
     """Spread of hot req/s across rounds, per arm (max/min): what the machine's noise did."""
     parts = hot_spreads(results)
-    others = [t.other_cpu for t in results]
     return (
         "hot req/s max÷min across rounds: "
         + (", ".join(parts) if parts else "n/a")
-        + f"\nCPU taken by other processes during trials: median {statistics.median(others):.0%}"
-        f", max {max(others):.0%} of {len(others)} trials"
+        + f"\n{other_cpu_line(results)}"
         + (f"\n{stalls}" if (stalls := stalled_trials(results)) else "")
         + (f"\n{spreads}" if (spreads := worker_spreads(results)) else "")
     )

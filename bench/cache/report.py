@@ -6,7 +6,7 @@ import statistics
 from collections.abc import Callable, Sequence
 
 from bench.cache.trial import CacheTrial
-from bench.report import Goal
+from bench.report import Goal, by_arm, column_medians, fmt_number, ratio_cell, row
 
 Metric = Callable[[CacheTrial], float]
 
@@ -42,36 +42,12 @@ GOALS = [
 ]
 
 
-def by_arm(results: Sequence[CacheTrial]) -> dict[str, list[CacheTrial]]:
-    arms: dict[str, list[CacheTrial]] = {}
-    for result in results:
-        arms.setdefault(result.arm, []).append(result)
-    return arms
-
-
 def medians(results: Sequence[CacheTrial]) -> dict[str, dict[str, float]]:
-    return {
-        arm: {key: statistics.median(metric(t) for t in trials) for key, _, metric in COLUMNS}
-        for arm, trials in by_arm(results).items()
-    }
+    return column_medians(results, COLUMNS)
 
 
-def _fmt(value: float) -> str:
-    if value >= 100:
-        return f"{value:.0f}"
-    if value >= 10:
-        return f"{value:.1f}"
-    return f"{value:.2f}"
-
-
-def _row(label: str, cells: Sequence[str], width: int = 13) -> str:
-    return f"{label:<22}" + "".join(f"{cell:>{width}}" for cell in cells)
-
-
-def _ratio(num: float, den: float) -> str:
-    if den:
-        return _fmt(num / den)
-    return "inf" if num else "-"
+def _row(label: str, cells: Sequence[str]) -> str:
+    return row(label, cells, width=13)  # the cache's column titles are longer
 
 
 def table(results: Sequence[CacheTrial], candidates: Sequence[str]) -> str:
@@ -79,11 +55,11 @@ def table(results: Sequence[CacheTrial], candidates: Sequence[str]) -> str:
     med = medians(results)
     lines = [_row("arm (median)", [title for _, title, _ in COLUMNS])]
     for arm, values in med.items():
-        lines.append(_row(arm, [_fmt(values[key]) for key, _, _ in COLUMNS]))
+        lines.append(_row(arm, [fmt_number(values[key]) for key, _, _ in COLUMNS]))
     for num in candidates:
         for den in ("stock", "article"):
             if num in med and den in med and num != den:
-                cells = [_ratio(med[num][key], med[den][key]) for key, _, _ in COLUMNS]
+                cells = [ratio_cell(med[num][key], med[den][key]) for key, _, _ in COLUMNS]
                 lines.append(_row(f"{num} ÷ {den}", cells))
     return "\n".join(lines)
 
@@ -96,14 +72,14 @@ def per_disk(results: Sequence[CacheTrial]) -> str:
     for arm, trials in arms.items():
         reads = [statistics.median(t.disk_read_mbps()[n] for t in trials) for n in names]
         fills = [statistics.median(t.disk_fill_mbps()[n] for t in trials) for n in names]
-        lines.append(_row(arm, [_fmt(v) for v in [*reads, *fills]]))
+        lines.append(_row(arm, [fmt_number(v) for v in [*reads, *fills]]))
     return "\n".join(lines) + "\n(MB/s; reads are HITs coming off the throttled disks)"
 
 
 def rounds_table(results: Sequence[CacheTrial]) -> str:
     lines = [_row("round arm", [*(title for _, title, _ in COLUMNS), "problems", "other CPU"])]
     for t in results:
-        cells = [_fmt(metric(t)) for _, _, metric in COLUMNS]
+        cells = [fmt_number(metric(t)) for _, _, metric in COLUMNS]
         errors = t.hot.errors + t.warm.errors + t.fill.errors
         extra = [str(len(t.problems) + errors), f"{t.other_cpu:.0%}"]
         lines.append(_row(f"{t.round:>3}   {t.arm}", [*cells, *extra]))
@@ -137,11 +113,3 @@ def goals(results: Sequence[CacheTrial], arm: str, against: str = "article") -> 
             )
         )
     return out
-
-
-def noise(results: Sequence[CacheTrial]) -> str:
-    others = [t.other_cpu for t in results]
-    return (
-        f"CPU taken by other processes during trials: median {statistics.median(others):.0%}, "
-        f"max {max(others):.0%} of {len(others)} trials"
-    )

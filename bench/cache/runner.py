@@ -17,7 +17,7 @@ from bench import runlock, tpgencli
 from bench.arms import Arm, substitute, whole_rounds
 from bench.armset import Variant, edited
 from bench.cache import configs, store
-from bench.cache.report import goals, noise, per_disk, rounds_table, table
+from bench.cache.report import goals, per_disk, rounds_table, table
 from bench.cache.settings import CacheSettings
 from bench.cache.trial import (
     HOT_URI,
@@ -33,6 +33,7 @@ from bench.janitor import Janitor, cleaned_up
 from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX, new_run_id
 from bench.loopdisk import LoopDisk, make_disk, unmount
 from bench.nginxproc import CACHE_LOADER_TITLE, Nginx, titled
+from bench.report import other_cpu_line
 from bench.system import BenchError, cpu_count, free_ports, missing_prerequisites, run
 from bench.throttle import Probe, bites, probe
 from bench.trial import limited_cgroup
@@ -367,7 +368,7 @@ def _write(
     present = [c for c in candidates if any(r.arm == c for r in results)]
     lines = [head, "", "throttle check:", *(p.line() for p in probes), ""]
     lines += [table(results, present), "", per_disk(results), "", "every trial:"]
-    lines += [rounds_table(results), "", noise(results)]
+    lines += [rounds_table(results), "", other_cpu_line(results)]
     verdicts = {arm: goals(results, arm) for arm in present}
     for arm, verdict in verdicts.items():
         if verdict:
