@@ -6,11 +6,15 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bench.report import goals, noise, rounds_table, table
+from bench.report import Goal, Trial, goals, noise, rounds_table, table
 from bench.settings import Settings
 from bench.throttle import Probe
 from bench.trial import TrialResult
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 
 def progress_line(result: TrialResult) -> str:
@@ -48,26 +52,55 @@ def write(
     candidates: Sequence[str],
 ) -> tuple[str, bool]:
     """Write the outputs; return the report text and whether tpgen's arm met every goal."""
-    present = [c for c in candidates if any(r.arm == c for r in results)]
-    lines = [header, "", "throttle check:", *(p.line() for p in probes), ""]
+    present = with_trials(candidates, results)
+    lines = report_head(header, probes)
     lines += [table(results, present), "", "every trial:", rounds_table(results), ""]
     lines += [noise(results)]
     verdicts = {arm: goals(results, settings, arm) for arm in present}
     for arm, verdict in verdicts.items():
-        lines += ["", f"goals ({arm}):"]
-        lines += [f"  [{'ok' if g.ok else 'MISSED'}] {g.text}: {g.value}" for g in verdict]
+        lines += ["", f"goals ({arm}):", *goal_lines(verdict)]
     report = "\n".join(lines)
-    (out_dir / "table.txt").write_text(report + "\n")
-    payload = {
-        "settings": asdict(settings),
-        "probes": [asdict(p) for p in probes],
-        "trials": [_trial_json(r) for r in results],
-    }
-    (out_dir / "results.json").write_text(json.dumps(payload, indent=1))
+    save(out_dir, report, settings, probes, [_trial_json(r) for r in results])
     if settings.plot:
         from bench.plot import save_png
 
         budget = settings.disks * settings.disk_model.read_bps / 1e6
         save_png(results, out_dir / "plot.png", header.split(";")[0], budget)
+    return report, tpgen_met(verdicts)
+
+
+def with_trials(candidates: Sequence[str], results: Sequence[Trial]) -> list[str]:
+    """The candidate arms that ran a trial."""
+    return [c for c in candidates if any(r.arm == c for r in results)]
+
+
+def report_head(header: str, probes: Sequence[Probe]) -> list[str]:
+    """A report's first lines, in either workload: the run's header and the throttle check."""
+    return [header, "", "throttle check:", *(p.line() for p in probes), ""]
+
+
+def goal_lines(verdict: Sequence[Goal]) -> list[str]:
+    return [f"  [{'ok' if g.ok else 'MISSED'}] {g.text}: {g.value}" for g in verdict]
+
+
+def tpgen_met(verdicts: dict[str, list[Goal]]) -> bool:
+    """Whether tpgen's arm ran and met every goal."""
     tpgen_goals = verdicts.get("tpgen", [])
-    return report, bool(tpgen_goals) and all(g.ok for g in tpgen_goals)
+    return bool(tpgen_goals) and all(g.ok for g in tpgen_goals)
+
+
+def save(
+    out_dir: Path,
+    report: str,
+    settings: DataclassInstance,
+    probes: Sequence[Probe],
+    trials: list[dict[str, object]],
+) -> None:
+    """table.txt and results.json, in either workload."""
+    (out_dir / "table.txt").write_text(report + "\n")
+    payload = {
+        "settings": asdict(settings),
+        "probes": [asdict(p) for p in probes],
+        "trials": trials,
+    }
+    (out_dir / "results.json").write_text(json.dumps(payload, indent=1))

@@ -3,7 +3,6 @@ trials, report; then teardown (every step registered with the janitor as it is m
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -13,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bench import runlock, tpgencli
+from bench import output, runlock, tpgencli
 from bench.arms import Arm, substitute, whole_rounds
 from bench.armset import Variant, edited
 from bench.cache import configs, store
@@ -365,29 +364,21 @@ def _write(
     results: Sequence[CacheTrial],
     candidates: Sequence[str],
 ) -> tuple[str, bool]:
-    present = [c for c in candidates if any(r.arm == c for r in results)]
-    lines = [head, "", "throttle check:", *(p.line() for p in probes), ""]
+    present = output.with_trials(candidates, results)
+    lines = output.report_head(head, probes)
     lines += [table(results, present), "", per_disk(results), "", "every trial:"]
     lines += [rounds_table(results), "", other_cpu_line(results)]
     verdicts = {arm: goals(results, arm) for arm in present}
     for arm, verdict in verdicts.items():
         if verdict:
-            lines += ["", f"goals ({arm} vs the article's layout):"]
-            lines += [f"  [{'ok' if g.ok else 'MISSED'}] {g.text}: {g.value}" for g in verdict]
+            lines += ["", f"goals ({arm} vs the article's layout):", *output.goal_lines(verdict)]
     report = "\n".join(lines)
-    (out_dir / "table.txt").write_text(report + "\n")
-    payload = {
-        "settings": asdict(settings),
-        "probes": [asdict(p) for p in probes],
-        "trials": [
-            {**asdict(r), "hit_ratio": r.hit_ratio, "fill_mbps": r.fill_mbps,
-             "read_mbps": r.read_mbps}
-            for r in results
-        ],
-    }  # fmt: skip
-    (out_dir / "results.json").write_text(json.dumps(payload, indent=1))
-    tpgen_goals = verdicts.get("tpgen", [])
-    return report, bool(tpgen_goals) and all(g.ok for g in tpgen_goals)
+    trials = [
+        {**asdict(r), "hit_ratio": r.hit_ratio, "fill_mbps": r.fill_mbps, "read_mbps": r.read_mbps}
+        for r in results
+    ]
+    output.save(out_dir, report, settings, probes, trials)
+    return report, output.tpgen_met(verdicts)
 
 
 @runlock.holds_the_lock("run --workload cache")
