@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from bench.cgroups import CGROUP_ROOT
+from bench.janitor import Janitor
 from bench.loopdisk import detach_own_loop, own_loops, own_mounts, unmount
 from bench.system import BenchError
 
@@ -26,6 +27,15 @@ JOURNAL_DIR = BENCH_ROOT / "sysctls"
 def new_run_id(kind: str) -> str:
     """The name of a run's work directory under BENCH_ROOT and the stem of its cgroups' names."""
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{kind}"
+
+
+def work_dir(run_id: str, janitor: Janitor) -> Path:
+    """The run's own directory under BENCH_ROOT, removed when `janitor` cleans up."""
+    BENCH_ROOT.mkdir(mode=0o755, exist_ok=True)
+    workdir = BENCH_ROOT / run_id
+    workdir.mkdir(mode=0o755)
+    janitor.push(f"remove {workdir}", lambda: shutil.rmtree(workdir, ignore_errors=True))
+    return workdir
 
 
 def nginx_pids(under: Path = BENCH_ROOT) -> list[int]:

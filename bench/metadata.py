@@ -14,7 +14,6 @@ figures can be read for what they measure.
 from __future__ import annotations
 
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 from bench import runlock
 from bench.cgroups import Cgroup, new_cgroup
 from bench.janitor import Janitor, cleaned_up
-from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX, new_run_id
+from bench.leftovers import CGROUP_PREFIX, new_run_id, work_dir
 from bench.loopdisk import LoopDisk, make_disk, unmount
 from bench.settings import DiskModel, MiB
 from bench.system import DISK_TOOLS, BenchError, drop_caches, missing_host, run
@@ -244,12 +243,9 @@ def measure(log: Callable[[str], None], settings: MetadataRun) -> list[Row]:
     if problems := missing_prerequisites():
         raise BenchError("; ".join(problems))
     run_id = new_run_id("metadata")
-    BENCH_ROOT.mkdir(mode=0o755, exist_ok=True)
-    workdir = BENCH_ROOT / run_id
     rows: list[Row] = []
     with cleaned_up(log) as janitor:
-        workdir.mkdir(mode=0o755)
-        janitor.push(f"remove {workdir}", lambda: shutil.rmtree(workdir, ignore_errors=True))
+        workdir = work_dir(run_id, janitor)
         for index, layout in enumerate(LAYOUTS):
             disk = _layout_disk(layout, settings, workdir, janitor, index)
             idle: list[Probe] = []

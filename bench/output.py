@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -104,3 +105,10 @@ def save(
         "trials": trials,
     }
     (out_dir / "results.json").write_text(json.dumps(payload, indent=1))
+
+
+def keep_logs(workdir: Path, out_dir: Path) -> None:
+    """The run's logs (workdir/logs) into out_dir, before the work dir goes."""
+    logs = workdir / "logs"
+    if logs.exists():
+        shutil.copytree(logs, out_dir / "logs", dirs_exist_ok=True)

@@ -16,12 +16,12 @@ from tpgen.api import short_size
 from bench import armset, dataset, output, runlock, sysctls, tpgencli
 from bench.arms import Arm, whole_rounds
 from bench.janitor import Janitor, cleaned_up
-from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX, new_run_id
+from bench.leftovers import CGROUP_PREFIX, new_run_id, work_dir
 from bench.loopdisk import LoopDisk, make_disk
 from bench.settings import Settings
 from bench.system import BenchError, cpu_count, free_ports, missing_prerequisites
-from bench.throttle import Probe, backing_slow, bites, probe
-from bench.trial import TrialResult, limited_cgroup, run_trial
+from bench.throttle import Probe, backing_slow, bites, log_check
+from bench.trial import TrialResult, probe_first_disk, run_trial
 
 Log = Callable[[str], None]
 _RUN_NUMBERS = itertools.count(1)  # one process may run several (regimes)
@@ -155,21 +155,13 @@ def _check_throttle(
 ) -> list[Probe]:
     disk = setup.disks[0]
     files = _probe_files(setup.data, setup.where, disk, settings, probe_seconds)
-    cgroup = limited_cgroup(f"{CGROUP_PREFIX}{setup.run_id}-probe", setup.disks, settings)
-    try:
-        probes = probe(disk, files, settings.disk_model, cgroup)
-    finally:
-        cgroup.destroy()
+    probes = probe_first_disk(f"{CGROUP_PREFIX}{setup.run_id}-probe", setup.disks, settings, files)
     slow = backing_slow(probes, settings.disk_model)
     problems = [p for p in bites(probes, settings.disk_model) if p != slow]
     if slow:
         log(f"  -> warning: {slow} (the host caps every arm alike)")
-    log(f"throttle check on {disk.name} (cold reads, measured at the block device):")
-    for line in probes:
-        log(line.line())
-    log("  -> the throttle bites" if not problems else "  -> PROBLEM: " + "; ".join(problems))
-    if problems and strict:
-        raise BenchError("the disks are not throttled: " + "; ".join(problems))
+    title = f"{disk.name} (cold reads, measured at the block device)"
+    log_check(title, probes, problems, strict=strict, log=log)
     return probes
 
 
@@ -209,14 +201,11 @@ def run_bench(
     variants = variants or []
     out_dir.mkdir(parents=True, exist_ok=True)
     run_id = new_run_id(str(next(_RUN_NUMBERS)))
-    BENCH_ROOT.mkdir(mode=0o755, exist_ok=True)
-    workdir = BENCH_ROOT / run_id
     header = _header(settings)
     log(header)
     with cleaned_up(log) as janitor:
-        workdir.mkdir(mode=0o755)
-        janitor.push(f"remove {workdir}", lambda: shutil.rmtree(workdir, ignore_errors=True))
-        janitor.push("keep the logs", lambda: _keep_logs(workdir, out_dir))
+        workdir = work_dir(run_id, janitor)
+        janitor.push("keep the logs", lambda: output.keep_logs(workdir, out_dir))
         log(f"work dir {workdir}")
         setup = _prepare(settings, run_id, workdir, out_dir, variants, janitor, log)
         probes = _check_throttle(setup, settings, probe_seconds, strict_throttle, log)
@@ -224,9 +213,3 @@ def run_bench(
     candidates = ["tpgen", *(v.name for v in variants)]
     report, goals_met = output.write(out_dir, header, settings, probes, results, candidates)
     return Outcome(results, probes, report, goals_met)
-
-
-def _keep_logs(workdir: Path, out_dir: Path) -> None:
-    logs = workdir / "logs"
-    if logs.exists():
-        shutil.copytree(logs, out_dir / "logs", dirs_exist_ok=True)

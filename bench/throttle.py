@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,3 +108,20 @@ def bites(probes: list[Probe], model: DiskModel, slack: float = 1.3) -> list[str
     if small.iops > slack * model.read_iops:
         problems.append(f"{small.label}: {small.iops:.0f} IOPS, above the throttle")
     return problems
+
+
+def log_check(
+    title: str,
+    probes: list[Probe],
+    problems: list[str],
+    *,
+    strict: bool,
+    log: Callable[[str], None],
+) -> None:
+    """The throttle check's lines in a run's log; with `strict`, a problem ends the run."""
+    log(f"throttle check on {title}:")
+    for line in probes:
+        log(line.line())
+    log("  -> the throttle bites" if not problems else "  -> PROBLEM: " + "; ".join(problems))
+    if problems and strict:
+        raise BenchError("the disks are not throttled: " + "; ".join(problems))

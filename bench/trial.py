@@ -23,6 +23,7 @@ from bench.nginxproc import Nginx
 from bench.settings import DiskModel, MiB, Settings
 from bench.sockets import SocketSampler
 from bench.system import BenchError, drop_caches
+from bench.throttle import Probe, probe
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,17 @@ def limited_cgroup(name: str, disks: Sequence[LoopDisk], settings: CgroupLimits)
         cgroup.destroy()
         raise
     return cgroup
+
+
+def probe_first_disk(
+    cgroup_name: str, disks: Sequence[LoopDisk], settings: CgroupLimits, files: list[Path]
+) -> list[Probe]:
+    """The throttle probe of `files` on the first disk, in a fresh cgroup limited as the trials'."""
+    cgroup = limited_cgroup(cgroup_name, disks, settings)
+    try:
+        return probe(disks[0], files, settings.disk_model, cgroup)
+    finally:
+        cgroup.destroy()
 
 
 def _warm(url: str, size: int, attempts: int = 10) -> None:

@@ -29,13 +29,13 @@ from bench.cache.trial import (
 )
 from bench.cgroups import Cgroup, new_cgroup
 from bench.janitor import Janitor, cleaned_up
-from bench.leftovers import BENCH_ROOT, CGROUP_PREFIX, new_run_id
+from bench.leftovers import CGROUP_PREFIX, new_run_id, work_dir
 from bench.loopdisk import LoopDisk, make_disk, unmount
 from bench.nginxproc import CACHE_LOADER_TITLE, Nginx, titled
 from bench.report import other_cpu_line
 from bench.system import BenchError, cpu_count, free_ports, missing_prerequisites, run
-from bench.throttle import Probe, bites, probe
-from bench.trial import limited_cgroup
+from bench.throttle import Probe, bites, log_check
+from bench.trial import limited_cgroup, probe_first_disk
 
 Log = Callable[[str], None]
 
@@ -280,18 +280,9 @@ def _check_throttle(
     files = sorted(p for p in store.scan([disk.mount]) if len(p.name) == 32)
     per_group = max(1, math.ceil(settings.disk_model.read_bps * seconds / settings.object_size))
     files = files[: 4 * per_group]
-    cgroup = limited_cgroup(f"{CGROUP_PREFIX}{setup.run_id}-probe", setup.disks, settings)
-    try:
-        probes = probe(disk, files, settings.disk_model, cgroup)
-    finally:
-        cgroup.destroy()
-    problems = bites(probes, settings.disk_model)
-    log(f"throttle check on {disk.name} (cold reads of cached objects, at the block device):")
-    for line in probes:
-        log(line.line())
-    log("  -> the throttle bites" if not problems else "  -> PROBLEM: " + "; ".join(problems))
-    if problems and strict:
-        raise BenchError("the disks are not throttled: " + "; ".join(problems))
+    probes = probe_first_disk(f"{CGROUP_PREFIX}{setup.run_id}-probe", setup.disks, settings, files)
+    title = f"{disk.name} (cold reads of cached objects, at the block device)"
+    log_check(title, probes, bites(probes, settings.disk_model), strict=strict, log=log)
     return probes
 
 
@@ -398,13 +389,10 @@ def run_cache_bench(
         raise BenchError("; ".join(problems))
     out_dir.mkdir(parents=True, exist_ok=True)
     run_id = new_run_id("cache")
-    BENCH_ROOT.mkdir(mode=0o755, exist_ok=True)
-    workdir = BENCH_ROOT / run_id
     head = header(settings)
     log(head)
     with cleaned_up(log) as janitor:
-        workdir.mkdir(mode=0o755)
-        janitor.push(f"remove {workdir}", lambda: shutil.rmtree(workdir, ignore_errors=True))
+        workdir = work_dir(run_id, janitor)
         janitor.push("keep the logs", lambda: _keep_logs(workdir, out_dir))
         log(f"work dir {workdir}")
         setup = _prepare(settings, run_id, workdir, out_dir, variants, janitor, log)
@@ -419,9 +407,7 @@ def run_cache_bench(
 
 
 def _keep_logs(workdir: Path, out_dir: Path) -> None:
-    logs = workdir / "logs"
-    if logs.exists():
-        shutil.copytree(logs, out_dir / "logs", dirs_exist_ok=True)
+    output.keep_logs(workdir, out_dir)
     for error_log in [*workdir.glob("arms/*/error.log"), workdir / "origin" / "error.log"]:
         if error_log.exists():
             (out_dir / "logs").mkdir(parents=True, exist_ok=True)
