@@ -118,3 +118,11 @@ def parse_summary(text: str) -> LoadResult:
                 latency_max_ms=lat["max"] / 1e3,
             )
     raise BenchError(f"no wrk summary in output: {text[-500:]}")
+
+
+def reap(procs: list[subprocess.Popen[str]]) -> None:
+    """Kill the loads' wrk that still run: a trial that ends early leaves no client behind."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -17,7 +17,7 @@ from bench.arms import Arm
 from bench.cgroups import Cgroup, new_cgroup
 from bench.cpu import CpuMeter
 from bench.dataset import Dataset
-from bench.load import Load, LoadResult
+from bench.load import Load, LoadResult, reap
 from bench.loopdisk import LoopDisk, counters_between
 from bench.nginxproc import Nginx
 from bench.settings import DiskModel, MiB, Settings
@@ -156,13 +156,6 @@ def _loads(settings: Settings, data: Dataset, port: int, round_no: int) -> tuple
     return hot, cold
 
 
-def _reap(procs: list[subprocess.Popen[str]]) -> None:
-    for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
 def _both_loads(
     arm: Arm, hot: Load, cold: Load, *, logs: Path, tag: str, procs: list[subprocess.Popen[str]]
 ) -> tuple[LoadResult, LoadResult | None]:
@@ -220,7 +213,7 @@ def run_trial(
             peak = cgroup.memory_peak()
             problems = nginx.problems()  # before the shutdown, which logs workers killed mid-read
         finally:
-            _reap(procs)
+            reap(procs)
             try:
                 nginx.stop()
             finally:

@@ -16,7 +16,7 @@ from bench.cache import store
 from bench.cache.settings import CacheSettings
 from bench.cgroups import Cgroup, CgroupV1
 from bench.cpu import CpuMeter
-from bench.load import Load, LoadResult
+from bench.load import Load, LoadResult, reap
 from bench.loopdisk import LoopDisk, counters_between
 from bench.nginxproc import IGNORED, Nginx
 from bench.system import BenchError, cpu_count, drop_caches
@@ -190,13 +190,6 @@ def _reset_memory_peak(cgroup: Cgroup) -> None:
         (cgroup.memory / "memory.max_usage_in_bytes").write_text("0\n")
 
 
-def _reap(procs: list[subprocess.Popen[str]]) -> None:
-    for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
 def run_cache_trial(
     live: LiveArm,
     round_no: int,
@@ -237,7 +230,7 @@ def run_cache_trial(
         seconds = time.monotonic() - start
         io_after = [disk.counters() for disk in disks]
     finally:
-        _reap(procs)
+        reap(procs)
     fetched = origin.fetched()
     time.sleep(1.0)  # misses still in flight when wrk stopped finish their cache files
     after = store.scan(live.dirs)
