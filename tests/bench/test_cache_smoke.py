@@ -8,42 +8,22 @@ from __future__ import annotations
 
 import json
 import re
-import signal
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from bench.system import missing_prerequisites
-from tests.bench.test_smoke import _leftovers, _workdir
-from tests.conftest import unavailable
+from tests.bench.smoke import interrupted, leftovers, require_a_bench_host, start, workdirs
 
-ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 240
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _prerequisites() -> None:
-    problems = missing_prerequisites()
-    if not problems:
-        return
-    unavailable("bench cache smoke cannot run: " + "; ".join(problems))
-
-
-def _start(out: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "bench", "smoke", "--workload", "cache", "--out", str(out)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    require_a_bench_host("bench cache smoke")
 
 
 def test_cache_smoke_measures_every_arm_and_cleans_up(tmp_path: Path) -> None:
-    proc = _start(tmp_path)
+    proc = start(tmp_path, "--workload", "cache")
     output, _ = proc.communicate(timeout=TIMEOUT)
     assert proc.returncode == 0, output
     assert "-> the throttle bites" in output, output
@@ -69,26 +49,13 @@ def test_cache_smoke_measures_every_arm_and_cleans_up(tmp_path: Path) -> None:
     assert (
         "proxy_cache_path @MNT@/d2/@ARM@ " in (tmp_path / "tpgen-cache.conf.template").read_text()
     )
-    assert _leftovers(_workdir(output)) == []
+    assert leftovers(workdirs(output)) == []
 
 
 def test_cache_smoke_cleans_up_when_interrupted(tmp_path: Path) -> None:
-    proc = _start(tmp_path)
-    watchdog = threading.Timer(TIMEOUT, proc.kill)
-    watchdog.start()
-    lines = []
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.append(line)
-            if line.startswith("warm set via article"):  # origin and every arm are running
-                proc.send_signal(signal.SIGINT)
-                break
-        lines.append(proc.stdout.read())
-        proc.wait()
-    finally:
-        watchdog.cancel()
-    output = "".join(lines)
+    proc = start(tmp_path, "--workload", "cache")
+    # once the article's warm set is in, the origin and every arm are running
+    output = interrupted(proc, "warm set via article", TIMEOUT)
     assert proc.returncode == 130, output
     assert "interrupted by SIGINT" in output, output
-    assert _leftovers(_workdir(output)) == []
+    assert leftovers(workdirs(output)) == []
