@@ -147,23 +147,22 @@ def test_goals_compare_tpgen_with_the_article_layout() -> None:
     assert rows[-1].split()[:4] == ["tpgen", "÷", "article", "1.25"]
 
 
-def test_cache_run_refuses_origin_only_options(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "--workload", "cache", "--files-per-disk", "10"]) == 2
-    assert capsys.readouterr().err == "bench: --files-per-disk: only for --workload origin\n"
-    assert main(["run", "--workload", "cache", "--file-size", "1m"]) == 2
-    assert capsys.readouterr().err == "bench: --file-size: only for --workload origin\n"
-    assert main(["run", "--workload", "cache", "--cold-connections", "240"]) == 2
-    assert capsys.readouterr().err == "bench: --cold-connections: only for --workload origin\n"
-    assert main(["run", "--workload", "cache", "--disk-iops", "400", "--nginx-memory", "1GiB"]) == 2
-    assert capsys.readouterr().err == (
-        "bench: --disk-iops, --nginx-memory: only for --workload origin\n"
-    )
-    assert main(["run", "--workload", "cache", "--readahead-arm", "ra:512"]) == 2
-    assert capsys.readouterr().err == "bench: --readahead-arm: only for --workload origin\n"
-    # 0 is a value the command gives, not an unset option
-    assert main(["run", "--workload", "cache", "--inode-readahead", "0"]) == 2
-    assert capsys.readouterr().err == "bench: --inode-readahead: only for --workload origin\n"
-    assert main(["run", "--workload", "cache", "--disk-read-ahead", "128"]) == 2
-    assert capsys.readouterr().err == "bench: --disk-read-ahead: only for --workload origin\n"
-    assert main(["run", "--workload", "cache", "--sysctl-arm", "v:vm.swappiness=1"]) == 2
-    assert capsys.readouterr().err == "bench: --sysctl-arm: only for --workload origin\n"
+@pytest.mark.parametrize(
+    ("options", "refused"),
+    [
+        (["--files-per-disk", "10"], "--files-per-disk"),
+        (["--file-size", "1m"], "--file-size"),
+        (["--cold-connections", "240"], "--cold-connections"),
+        (["--disk-iops", "400", "--nginx-memory", "1GiB"], "--disk-iops, --nginx-memory"),
+        (["--readahead-arm", "ra:512"], "--readahead-arm"),
+        # 0 is a value the command gives, not an unset option
+        (["--inode-readahead", "0"], "--inode-readahead"),
+        (["--disk-read-ahead", "128"], "--disk-read-ahead"),
+        (["--sysctl-arm", "v:vm.swappiness=1"], "--sysctl-arm"),
+    ],
+)
+def test_cache_run_refuses_origin_only_options(
+    options: list[str], refused: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--workload", "cache", *options]) == 2
+    assert capsys.readouterr().err == f"bench: {refused}: only for --workload origin\n"
