@@ -78,7 +78,9 @@ def _placeholders(ctx: Context, prefix: Path) -> dict[str, str]:
     }
 
 
-def _as_template(conf: str, values: dict[str, str]) -> str:
+def as_template(conf: str, values: dict[str, str]) -> str:
+    """`conf` with each of `values` as its `@NAME@` placeholder, the longest value first: no path
+    is taken for a shorter one it starts with (the arm's prefix starts with the work dir)."""
     for key, value in sorted(values.items(), key=lambda kv: -len(kv[1])):
         conf = conf.replace(value, f"@{key}@")
     return conf
@@ -133,7 +135,7 @@ def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list
             )
         elif name == "tpgen":
             conf, node = _tpgen_conf(ctx, name, prefix, {})
-            (ctx.out_dir / "tpgen.conf.template").write_text(_as_template(conf, values))
+            (ctx.out_dir / "tpgen.conf.template").write_text(as_template(conf, values))
         elif name in by_name and by_name[name].template is not None:
             template = by_name[name].template
             assert template is not None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bench import output, runlock, tpgencli
 from bench.arms import Arm, substitute, whole_rounds
-from bench.armset import Variant, edited
+from bench.armset import Variant, as_template, edited
 from bench.cache import configs, store
 from bench.cache.report import goals, per_disk, rounds_table, table
 from bench.cache.settings import CacheSettings
@@ -112,9 +112,7 @@ def _as_template(conf: str, values: dict[str, str]) -> str:
     """The arm's config with its paths and ports as placeholders; the arm's name only where it
     names the cache directories (`$tpgen_disk` and the like stay)."""
     arm = values["ARM"]
-    for key, value in sorted(values.items(), key=lambda kv: -len(kv[1])):
-        if key != "ARM":
-            conf = conf.replace(value, f"@{key}@")
+    conf = as_template(conf, {key: value for key, value in values.items() if key != "ARM"})
     return re.sub(rf"(proxy_cache_path @MNT@/\w+/){arm}(\s)", r"\g<1>@ARM@\g<2>", conf)
 
 
