@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bench.settings import DiskModel
-
-MiB = 1024 * 1024
+from bench.settings import DiskModel, MiB
 
 
 @dataclass(frozen=True)
