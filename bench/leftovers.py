@@ -16,7 +16,7 @@ from pathlib import Path
 from bench.cgroups import CGROUP_ROOT
 from bench.janitor import Janitor
 from bench.loopdisk import detach_own_loop, own_loops, own_mounts, unmount
-from bench.system import BenchError
+from bench.system import BenchError, private_dir
 
 BENCH_ROOT = Path("/var/tmp/tpgen-bench")
 CGROUP_PREFIX = "tpgen-bench-"
@@ -31,8 +31,7 @@ def new_run_id(kind: str) -> str:
 
 def work_dir(run_id: str, janitor: Janitor) -> Path:
     """The run's own directory under BENCH_ROOT, removed when `janitor` cleans up."""
-    BENCH_ROOT.mkdir(mode=0o755, exist_ok=True)
-    workdir = BENCH_ROOT / run_id
+    workdir = private_dir(BENCH_ROOT) / run_id
     workdir.mkdir(mode=0o755)
     janitor.push(f"remove {workdir}", lambda: shutil.rmtree(workdir, ignore_errors=True))
     return workdir
@@ -89,8 +88,11 @@ def _running_bench(pid: int) -> bool:
 
 def journals(journal_dir: Path = JOURNAL_DIR) -> list[tuple[Path, list[tuple[Path, str]]]]:
     """The journals of runs that died: (journal, [(sysctl file, the host's value)])."""
+    if not journal_dir.is_dir():
+        return []
+    private_dir(journal_dir)  # cleanup writes what a journal names, as root
     found = []
-    for journal in sorted(journal_dir.glob("*.json")) if journal_dir.is_dir() else []:
+    for journal in sorted(journal_dir.glob("*.json")):
         pid = journal.stem.partition("-")[0]
         if pid.isdigit() and _running_bench(int(pid)):
             continue

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from bench.leftovers import BENCH_ROOT
-from bench.system import BenchError
+from bench.system import BenchError, private_dir
 
 LOCK = BENCH_ROOT / "run.lock"
 
@@ -33,7 +33,7 @@ def exclusive(command: str, lock: Path | None = None) -> Iterator[None]:
     if path in _held:
         yield
         return
-    path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    private_dir(path.parent)
     with path.open("a+", encoding="utf-8") as held:
         try:
             fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -25,7 +25,7 @@ from pathlib import Path
 from tpgen.api import Plan
 
 from bench.leftovers import JOURNAL_DIR
-from bench.system import BenchError
+from bench.system import BenchError, private_dir
 
 PROC_SYS = Path("/proc/sys")
 SYS_BLOCK = Path("/sys/block")
@@ -60,7 +60,7 @@ def _above(current: str, value: str) -> bool:
 
 
 def _write_journal(journal: Path, before: list[tuple[Path, str]]) -> None:
-    journal.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(journal.parent)
     partial = journal.with_suffix(".tmp")
     partial.write_text(json.dumps([[str(path), value] for path, value in before]))
     partial.replace(journal)  # a kill between the two leaves the previous whole journal

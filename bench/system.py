@@ -6,6 +6,7 @@ import os
 import random
 import shutil
 import socket
+import stat
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,6 +29,22 @@ def run(cmd: Sequence[str], *, timeout: float = 120.0, check: bool = True) -> st
     if check and proc.returncode != 0:
         raise BenchError(f"{' '.join(cmd)}: exit {proc.returncode}: {proc.stderr.strip()}")
     return proc.stdout
+
+
+def private_dir(path: Path) -> Path:
+    """``path``, made if missing; BenchError unless it is a directory of this user's that no
+    other user can write. /var/tmp is everyone's: a directory another user made there first would
+    hand them the lock, the nginx configs and the sysctl journals cleanup writes back as root."""
+    path.mkdir(mode=0o755, parents=True, exist_ok=True)
+    info = path.lstat()
+    if not stat.S_ISDIR(info.st_mode):
+        raise BenchError(f"{path}: not a directory (a link?): remove it")
+    if info.st_uid != os.geteuid() or info.st_mode & stat.S_IWOTH:
+        raise BenchError(
+            f"{path}: owner uid {info.st_uid}, mode {stat.S_IMODE(info.st_mode):o}: another user "
+            "can write in it: remove it (the bench makes its own)"
+        )
+    return path
 
 
 # Every tool a disk needs, and the Debian package that brings it.

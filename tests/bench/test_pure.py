@@ -67,6 +67,7 @@ from bench.sysctls import (
 )
 from bench.system import BenchError
 from bench.trial import TrialResult
+from tests.conftest import require_root
 
 ROOT = Path(__file__).resolve().parents[2]
 WRK_OUTPUT = """Running 1s test @ http://127.0.0.1:29000/files/hot.bin
@@ -892,6 +893,48 @@ def test_an_unreadable_journal_is_reported_not_guessed(tmp_path: Path) -> None:
     (tmp_path / "journal" / "999999999-1.json").write_text("{not json")  # no such process
     with pytest.raises(BenchError, match=r"999999999-1\.json: unreadable sysctl journal"):
         restore_journals(tmp_path / "journal")
+
+
+def test_a_run_refuses_a_lock_directory_others_can_write(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # as /var/tmp/tpgen-bench made by anyone before the first run
+    with (
+        pytest.raises(
+            BenchError,
+            match=re.escape(
+                f"{shared}: owner uid {os.geteuid()}, mode 777: another user can write in it: "
+                "remove it (the bench makes its own)"
+            ),
+        ),
+        runlock.exclusive("run", shared / "run.lock"),
+    ):
+        pass
+    assert not (shared / "run.lock").exists()
+
+
+def test_a_run_refuses_a_linked_lock_directory(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "elsewhere")
+    with (
+        pytest.raises(BenchError, match=re.escape(f"{link}: not a directory (a link?): remove it")),
+        runlock.exclusive("run", link / "run.lock"),
+    ):
+        pass
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_cleanup_writes_back_no_journal_another_user_owns(tmp_path: Path) -> None:
+    require_root("only root gives a directory to another user")
+    victim = tmp_path / "victim"
+    victim.write_text("as it was\n")
+    (tmp_path / "journal").mkdir()
+    (tmp_path / "journal" / "999999999-1.json").write_text(json.dumps([[str(victim), "theirs"]]))
+    os.chown(tmp_path / "journal", 65534, 65534)
+    with pytest.raises(BenchError, match=re.escape(f"{tmp_path / 'journal'}: owner uid 65534,")):
+        restore_journals(tmp_path / "journal")
+    assert victim.read_text() == "as it was\n"
 
 
 def test_sysctl_arm_overrides_the_plans_values_exactly() -> None:
