@@ -68,7 +68,9 @@ def _compare_text(live: str, expected: str, path: str, fix: str) -> Finding:
 
 
 def _compare_sha1(live: str, expected_sha1: str, path: str, fix: str) -> Finding:
-    actual = hashlib.sha1(live.encode()).hexdigest()  # Ansible's checksum is sha1 too
+    # Ansible's checksum is sha1; a comparison, no security: a FIPS host's Python refuses
+    # sha1 without usedforsecurity=False, as purge's md5 and the layout's sha1 say already.
+    actual = hashlib.sha1(live.encode(), usedforsecurity=False).hexdigest()
     if actual == expected_sha1:
         return Finding(CHECK, Level.OK, f"{path} is what tpgen renders for the spec")
     return Finding(
