@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
 from tpgen.plan.buckets import SplitTable
-from tpgen.spec.units import nginx_size
 
 T = TypeVar("T")
 
@@ -71,14 +70,6 @@ class CacheZone:
     def label(self) -> str:
         return f"proxy_cache_path {self.name}"
 
-    @property
-    def max_size_nginx(self) -> str:
-        return nginx_size(self.max_size.value)
-
-    @property
-    def min_free_nginx(self) -> str:
-        return nginx_size(self.min_free.value)
-
 
 @dataclass(frozen=True)
 class DiskPlan:
@@ -111,10 +102,6 @@ class DiskPlan:
     @property
     def bucket_count(self) -> int:
         return self.buckets.value
-
-    @property
-    def pool_because(self) -> str:
-        return self.aio.because
 
 
 @dataclass(frozen=True)

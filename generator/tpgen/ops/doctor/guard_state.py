@@ -14,7 +14,6 @@ from .findings import Finding, Level
 from .layout import LayoutDisk
 
 CHECK = "guard.state"
-DEFAULT_GUARD_STATE = "/var/lib/tpgen/guard-state.json"
 
 
 def read_guard_disks(text: str) -> dict[str, Mapping[str, str]]:
