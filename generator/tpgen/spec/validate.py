@@ -428,9 +428,14 @@ def _cache_policy(spec: NodeSpec) -> Iterator[Problem]:
 
 
 def _origin_settings(spec: NodeSpec) -> Iterator[Problem]:
-    origin = spec.origin
+    yield from _origin_servers(spec)
+    yield from _origin_backups(spec)
+    yield from _origin_tls(spec)
+
+
+def _origin_servers(spec: NodeSpec) -> Iterator[Problem]:
     upstreams = spec.workload.upstreams
-    for server, options in (origin.servers or {}).items():
+    for server, options in (spec.origin.servers or {}).items():
         if server not in upstreams:
             yield problem(
                 ("origin", "servers", server),
@@ -442,23 +447,37 @@ def _origin_settings(spec: NodeSpec) -> Iterator[Problem]:
                 "a name followed through the resolver is proxied directly, not through an "
                 "upstream group: its parameters have no place; remove them",
             )
-    backups = [s for s, o in (origin.servers or {}).items() if o.backup and s in upstreams]
+
+
+def _origin_backups(spec: NodeSpec) -> Iterator[Problem]:
+    upstreams = spec.workload.upstreams
+    servers = spec.origin.servers or {}
+    backups = [s for s, o in servers.items() if o.backup and s in upstreams]
     if backups and len(backups) >= len(upstreams):
         yield problem(
             ("origin", "servers", backups[0]),
             "every upstream is a backup: leave at least one primary",
         )
+
+
+def _origin_tls(spec: NodeSpec) -> Iterator[Problem]:
+    origin = spec.origin
     if not origin.tls and (origin.ca_file or origin.server_name):
         key = "ca_file" if origin.ca_file else "server_name"
         yield problem(("origin", key), "has no effect without origin.tls: true: remove it")
-    if origin.tls and origin.server_name is None:
-        hosts = {u.rpartition(":")[0] for u in upstreams}
-        if len(hosts) > 1 or any(is_ip_host(h) for h in hosts):
-            yield problem(
-                ("origin", "tls"),
-                "the origins' certificate is checked for one name and these upstreams have "
-                "none or several: add origin.server_name: the name in the certificate",
-            )
+    if origin.tls and origin.server_name is None and not _one_origin_name(spec):
+        yield problem(
+            ("origin", "tls"),
+            "the origins' certificate is checked for one name and these upstreams have "
+            "none or several: add origin.server_name: the name in the certificate",
+        )
+
+
+def _one_origin_name(spec: NodeSpec) -> bool:
+    """Whether the upstreams name at most one host, and by a name (the one checked in the
+    origins' certificate)."""
+    hosts = {u.rpartition(":")[0] for u in spec.workload.upstreams}
+    return len(hosts) <= 1 and not any(is_ip_host(h) for h in hosts)
 
 
 def semantic_problems(spec: NodeSpec) -> list[Problem]:
