@@ -261,52 +261,76 @@ def _target(
     whole config defines for their references — unknown while one of the spec's snippets is
     unread (not here, or not among those checked)."""
     here = [snippet for snippet in read if snippet.text is not None]
-    loads = [
-        d.args[0]
-        for snippet in here
-        if snippet.where[1] == "main"
-        for d in snippet.directives
-        if d.name == "load_module" and len(d.args) == 1
-    ]
+    loads = _main_loads(here)
     version = version_tuple(spec.nginx.version)
     build = None
     if spec.nginx.configure is not None:
         build = Build(version, spec.nginx.configure).with_loaded(loads)
-    # A module of nginx's own that the build makes dynamic brings no name nginx lacks; a
-    # third-party one, loaded or built in, may.
-    own = own_modules(version) if build is not None else frozenset()
-    foreign = any(loaded_module(path) not in own for path in loads) or (
-        build is not None and third_party(build.configure)
-    )
+    foreign = _foreign_module(version, build, loads)
     whole = _whole(spec, read, config)
-    defined = names = used = None
-    if whole and not foreign:
-        defined = defined_variables(tree).union(
-            *(defined_variables(snippet.directives, snippet.where[1]) for snippet in here)
-        )
-    if whole:
-        names = frozenset(
-            defined_names(tree).union(
-                *(defined_names(snippet.directives, snippet.where[1]) for snippet in here)
-            )
-        )
-        used = directive_names(tree).union(
-            *(directive_names(snippet.directives) for snippet in here)
-        )
+    names, used = _whole_config_names(tree, here) if whole else (None, None)
     http = next((d.block for d in tree if d.name == "http" and d.block is not None), ())
-    http_ssl = ssl_set(http).union(
-        *(ssl_set(snippet.directives) for snippet in here if snippet.where[1] == "http")
-    )
+    http_ssl = _http_ssl(http, here)
     return Target(
         version,
         unchecked_names=foreign,
-        defined=defined,
+        defined=_whole_config_variables(tree, here) if whole and not foreign else None,
         names=names,
         used=used,
         build=build,
         servers=http_servers(http, version, http_ssl, tpgen=True),
         http_ssl=http_ssl,
     )
+
+
+def _http_ssl(http: tuple[Directive, ...], here: list[_Snippet]) -> frozenset[str]:
+    """What of a server's certificate the http block sets, tpgen's and the http snippets'."""
+    return ssl_set(http).union(
+        *(ssl_set(snippet.directives) for snippet in here if snippet.where[1] == "http")
+    )
+
+
+def _main_loads(here: list[_Snippet]) -> list[str]:
+    """The module paths the main snippets load (load_module)."""
+    return [
+        d.args[0]
+        for snippet in here
+        if snippet.where[1] == "main"
+        for d in snippet.directives
+        if d.name == "load_module" and len(d.args) == 1
+    ]
+
+
+def _foreign_module(version: tuple[int, ...], build: Build | None, loads: list[str]) -> bool:
+    """Whether a module not nginx's own is loaded or built in: it may bring names nginx lacks
+    (a module of nginx's own that the build makes dynamic brings none)."""
+    own = own_modules(version) if build is not None else frozenset()
+    return any(loaded_module(path) not in own for path in loads) or (
+        build is not None and third_party(build.configure)
+    )
+
+
+def _whole_config_variables(
+    tree: tuple[Directive, ...], here: list[_Snippet]
+) -> frozenset[tuple[str, str]]:
+    """The variables tpgen's config and the snippets define."""
+    return defined_variables(tree).union(
+        *(defined_variables(snippet.directives, snippet.where[1]) for snippet in here)
+    )
+
+
+def _whole_config_names(
+    tree: tuple[Directive, ...], here: list[_Snippet]
+) -> tuple[frozenset[tuple[str, str]], frozenset[str]]:
+    """The log formats and zones tpgen's config and the snippets define, and every directive
+    name they use."""
+    names = frozenset(
+        defined_names(tree).union(
+            *(defined_names(snippet.directives, snippet.where[1]) for snippet in here)
+        )
+    )
+    used = directive_names(tree).union(*(directive_names(snippet.directives) for snippet in here))
+    return names, used
 
 
 def snippet_problems(
