@@ -697,32 +697,13 @@ def refusals(
     """
     site = site or Site(context, frozenset())
     seen = _Seen(set(site.taken), set(site.named))
-    family = variable_family(context)
-    fixed = _fixed(target, family)
-    place = Place(
-        context,
-        location.args if location is not None else None,
-        fixed,
-        target.version,
-        debug=target.build is None or target.build.debug,
-        path=target.path,
-        build=target.build,
-    )
+    place = _block_place(context, target, location)
     for directive in directives:
         command, reason = _command(directive, context, target)
         if command is not None:
-            reason = (
-                _shape(directive, command)
-                or _value(directive, command, place)
-                or script_refusal(directive.args, command.script)
-                or _redefined(directive, fixed)
-                or _repeated(directive, command, context, site, seen)
+            reason = _own_refusal(directive, command, place, site, seen) or _reference_refusal(
+                directive, command, context, target
             )
-            scripted = family is not None and not command.literal
-            if reason is None and target.defined is not None and family is not None and scripted:
-                reason = _unknown_variable(directive, target, target.defined, family)
-            if reason is None and context in HTTP_CONTEXTS:
-                reason = _unknown_name(directive, target.names)
         seen.add(directive)
         if reason is not None and not _body_refused_first(directive, command, context, target):
             yield directive, reason
@@ -732,6 +713,49 @@ def refusals(
             around = directive if directive.name == "location" else None
             yield from refusals(directive.block, inner, target, location=around)
     yield from _block_rules(directives, context, site, target)
+
+
+def _block_place(context: str, target: Target, location: Directive | None) -> Place:
+    """Where the block's directives stand, as their handlers see it."""
+    return Place(
+        context,
+        location.args if location is not None else None,
+        _fixed(target, variable_family(context)),
+        target.version,
+        debug=target.build is None or target.build.debug,
+        path=target.path,
+        build=target.build,
+    )
+
+
+def _own_refusal(
+    directive: Directive, command: Command, place: Place, site: Site, seen: _Seen
+) -> str | None:
+    """Why nginx refuses the directive by itself: its shape, its value, its script, a variable
+    it may not define, or a second one in the block."""
+    return (
+        _shape(directive, command)
+        or _value(directive, command, place)
+        or script_refusal(directive.args, command.script)
+        or _redefined(directive, place.fixed)
+        or _repeated(directive, command, place.context, site, seen)
+    )
+
+
+def _reference_refusal(
+    directive: Directive, command: Command, context: str, target: Target
+) -> str | None:
+    """Why nginx refuses what the directive refers to: a variable or a log format or zone the
+    whole config does not define (only where the whole config is known)."""
+    family = variable_family(context)
+    scripted = family is not None and not command.literal
+    if target.defined is not None and family is not None and scripted:
+        unknown = _unknown_variable(directive, target, target.defined, family)
+        if unknown is not None:
+            return unknown
+    if context in HTTP_CONTEXTS:
+        return _unknown_name(directive, target.names)
+    return None
 
 
 def _block_rules(
