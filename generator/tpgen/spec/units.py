@@ -112,30 +112,14 @@ def parse_duration(text: object, *, milliseconds: bool) -> int:
     reads in milliseconds (``keepalive_timeout``): ``ms`` is allowed, ``y`` and ``M`` are not.
     A bare integer is seconds. Stricter than nginx in one way: every unit needs its number.
     """
-    if isinstance(text, bool) or not isinstance(text, int | str):
-        raise ValueError("a duration is text like 10m, 12h or 7d, or whole seconds")
-    if isinstance(text, int):
-        if text < 0:
-            raise ValueError("a duration cannot be negative")
-        text = str(text)
+    text = _duration_text(text)
     units = _TIME_UNITS[2:] if milliseconds else _TIME_UNITS[:-1]
     example = "1h30m, 500ms" if milliseconds else "12h, 7d, 1h30m"
     if len(text) > _MAX_TIME_TEXT:
         raise ValueError(f"{text[:20]!r}… is not an nginx duration: write e.g. {example}")
     if re.fullmatch(r"[0-9]+", text):
         return int(text) * 1000
-    parts = _TIME_PART_RE.findall(text)
-    if not parts or "".join(n + u for n, u in parts) != text:
-        raise ValueError(
-            f"{text!r} is not an nginx duration: write a number and a unit "
-            f"({' '.join(units)}), e.g. {example}"
-        )
-    order = [_TIME_UNITS.index(unit) for _number, unit in parts]
-    if any(later <= earlier for earlier, later in itertools.pairwise(order)):
-        raise ValueError(
-            f"{text!r} is not an nginx duration: units go from the largest to the smallest, "
-            f"each at most once ({' '.join(units)}), e.g. {example}"
-        )
+    parts = _duration_parts(text, units, example)
     for _number, unit in parts:
         if unit not in units:
             raise ValueError(
@@ -147,6 +131,34 @@ def parse_duration(text: object, *, milliseconds: bool) -> int:
                 )
             )
     return sum(int(number) * _UNIT_MS[unit] for number, unit in parts)
+
+
+def _duration_text(text: object) -> str:
+    """A duration as text: whole seconds (an int) written as nginx reads them."""
+    if isinstance(text, bool) or not isinstance(text, int | str):
+        raise ValueError("a duration is text like 10m, 12h or 7d, or whole seconds")
+    if isinstance(text, int):
+        if text < 0:
+            raise ValueError("a duration cannot be negative")
+        return str(text)
+    return text
+
+
+def _duration_parts(text: str, units: tuple[str, ...], example: str) -> list[tuple[str, str]]:
+    """The (number, unit) parts of a duration, each unit once, from the largest down."""
+    parts: list[tuple[str, str]] = _TIME_PART_RE.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise ValueError(
+            f"{text!r} is not an nginx duration: write a number and a unit "
+            f"({' '.join(units)}), e.g. {example}"
+        )
+    order = [_TIME_UNITS.index(unit) for _number, unit in parts]
+    if any(later <= earlier for earlier, later in itertools.pairwise(order)):
+        raise ValueError(
+            f"{text!r} is not an nginx duration: units go from the largest to the smallest, "
+            f"each at most once ({' '.join(units)}), e.g. {example}"
+        )
+    return parts
 
 
 def format_duration(ms: int) -> str:

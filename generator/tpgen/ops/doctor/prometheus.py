@@ -17,10 +17,11 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from .diagnose import diagnose
 from .errorlog import DEFAULT_SINCE, parse_since
@@ -173,25 +174,55 @@ def disk_families(
     }
     read_ahead = {f.subject: f.data for f in findings if f.check == "disk.read_ahead" and f.data}
     for disk in layout["disks"]:
-        name = disk["name"]
-        for state in DISK_STATES:
-            out["state"].add(int(disk["state"] == state), disk=name, state=state)
         mounted = mount_at(disk["mount"], mounts) is not None
-        out["mounted"].add(int(mounted), disk=name)
-        if disk["state"] == "active" and mounted:
-            out["writable"].add(int(name not in unwritable), disk=name)
-        if mounted and disk["state"] != "failed":
-            _space(out, disk, system)
-        if name in read_ahead:
-            out["read_ahead"].add(read_ahead[name]["read_ahead_kb"] * 1024, disk=name)
-            out["read_ahead_floor"].add(read_ahead[name]["floor_kb"] * 1024, disk=name)
-        out["buckets"].add(disk["buckets"], disk=name)
-        if total_buckets:
-            out["share"].add(round(disk["buckets"] / total_buckets, 6), disk=name)
-        pool = disk["thread_pool"]
-        out["overflows"].add(overflows.get(pool, 0) if pool else 0, disk=name)
-        out["io_errors"].add(io_errors.get(name, 0), disk=name)
+        _mount_series(out, disk, mounted, unwritable, system)
+        _read_ahead_series(out, disk["name"], read_ahead.get(disk["name"]))
+        _load_series(out, disk, total_buckets, overflows, io_errors)
     return list(out.values())
+
+
+def _mount_series(
+    out: dict[str, Family],
+    disk: LayoutDisk,
+    mounted: bool,
+    unwritable: Collection[str | None],
+    system: System,
+) -> None:
+    """A disk's state, whether it is mounted and writable, and its space."""
+    name = disk["name"]
+    for state in DISK_STATES:
+        out["state"].add(int(disk["state"] == state), disk=name, state=state)
+    out["mounted"].add(int(mounted), disk=name)
+    if disk["state"] == "active" and mounted:
+        out["writable"].add(int(name not in unwritable), disk=name)
+    if mounted and disk["state"] != "failed":
+        _space(out, disk, system)
+
+
+def _read_ahead_series(
+    out: dict[str, Family], name: str, measured: Mapping[str, Any] | None
+) -> None:
+    """A disk's read-ahead and its floor, where doctor measured them."""
+    if measured is not None:
+        out["read_ahead"].add(measured["read_ahead_kb"] * 1024, disk=name)
+        out["read_ahead_floor"].add(measured["floor_kb"] * 1024, disk=name)
+
+
+def _load_series(
+    out: dict[str, Family],
+    disk: LayoutDisk,
+    total_buckets: int,
+    overflows: Mapping[str | None, int],
+    io_errors: Mapping[str | None, int],
+) -> None:
+    """A disk's buckets and their share, its pool's queue overflows and its I/O errors."""
+    name = disk["name"]
+    out["buckets"].add(disk["buckets"], disk=name)
+    if total_buckets:
+        out["share"].add(round(disk["buckets"] / total_buckets, 6), disk=name)
+    pool = disk["thread_pool"]
+    out["overflows"].add(overflows.get(pool, 0) if pool else 0, disk=name)
+    out["io_errors"].add(io_errors.get(name, 0), disk=name)
 
 
 def _counts(findings: Sequence[Finding], check: str) -> dict[str | None, int]:
