@@ -148,11 +148,7 @@ def _refusal(
     failure = names_failure(texts, bucket.value, max_size.value)
     if failure is None:
         return None
-    where = (
-        f"on {address}, where nginx hashes the names of the address's {len(on)} servers"
-        if len(on) > 1
-        else f"on {address}, where nginx hashes the names: its server has a regex with captures"
-    )
+    where = _hashed_where(address, len(on))
     origin = next((name for name in names if name.text == failure.name), None)
     if failure.kind == "invalid" and origin is not None:
         return _invalid(origin, address)
@@ -160,6 +156,22 @@ def _refusal(
         return _too_long(origin, failure, where, (bucket, bucket_needed(texts)))
     if failure.kind == "too large":
         return _too_large(bucket)
+    return _too_many_names(names, sizes, where)
+
+
+def _hashed_where(address: str, servers: int) -> str:
+    """Why nginx hashes the names on the address: several servers, or one with captures."""
+    if servers > 1:
+        return f"on {address}, where nginx hashes the names of the address's {servers} servers"
+    return f"on {address}, where nginx hashes the names: its server has a regex with captures"
+
+
+def _too_many_names(
+    names: Sequence[_Name], sizes: tuple[_Size, _Size], where: str
+) -> tuple[Directive, str] | None:
+    """More names than the hash's max size takes, with the size they need."""
+    texts = [name.text for name in names]
+    bucket, max_size = sizes
     needed = max_size_needed(texts, bucket.value, max_size.value)
     mine = [name for name in names if name.from_snippet and name.directive is not None]
     count = len({text.lower() for text in texts})
