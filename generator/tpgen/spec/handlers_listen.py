@@ -441,15 +441,9 @@ def _uncertified(address: Address, servers: Sequence[Server]) -> tuple[Directive
     needs a certificate; one that rejects handshakes needs one in each of its servers."""
     if address.ssl is None or not address.servers:
         return None
-    first = servers[address.servers[0]]
-    default = first if address.default is None else _server_of(address.default, servers)
-    lacking = [default] if not default.certificate and not default.rejects else []
-    if not lacking and not default.certificate:
-        lacking = [servers[i] for i in address.servers if not servers[i].certificate]
-        lacking = [server for server in lacking if not server.rejects]
-    if not lacking:
+    server = _lacking_certificate(address, servers)
+    if server is None:
         return None
-    server = lacking[0]
     blamed = next((item for item in server.listens if not item.tpgen), address.ssl)
     if blamed.tpgen:
         return None
@@ -461,6 +455,20 @@ def _uncertified(address: Address, servers: Sequence[Server]) -> tuple[Directive
         f'"listen ... {word}" directive): add ssl_certificate and ssl_certificate_key (or '
         "ssl_reject_handshake on) to the server, or listen on another address"
     )
+
+
+def _lacking_certificate(address: Address, servers: Sequence[Server]) -> Server | None:
+    """The first server on the address nginx wants a certificate in: the default server, or
+    where that one only rejects handshakes, each other server that neither has one nor
+    rejects."""
+    first = servers[address.servers[0]]
+    default = first if address.default is None else _server_of(address.default, servers)
+    if default.certificate:
+        return None
+    if not default.rejects:
+        return default
+    lacking = [servers[i] for i in address.servers if not servers[i].certificate]
+    return next((server for server in lacking if not server.rejects), None)
 
 
 def _server_of(listen: Listen, servers: Sequence[Server]) -> Server:
