@@ -358,11 +358,7 @@ def snippet_problems(
     tree = parse(config) if config is not None else ()
     target = _target(spec, read, tree, config)
     sites = include_sites(tree)
-    merged: tuple[tuple[Directive, str], ...] = ()
-    if target.used is not None:  # the whole config is known (_whole)
-        inlined = {snippet.path: snippet.directives for snippet in read if snippet.text}
-        prefix = configured_prefix(target.build.configure) if target.build else None
-        merged = whole_config_refusals(tree, inlined, target.version, prefix)
+    merged = _merged_refusals(read, tree, target)
     before: dict[str, Site] = {}
     problems: list[Problem] = []
     for snippet in read:
@@ -375,10 +371,27 @@ def snippet_problems(
         around = Surroundings((shadowed or {}).get(context, {}), checked, site, merged)
         found = _check(snippet.text, snippet.tree, context, around)
         before[context] = block_site(context, snippet.directives).joined(before.get(context))
-        shown = shown_path(snippet.path, locate)
-        for line, message in found[:SHOWN_PER_SNIPPET]:
-            problems.append(problem(snippet.where, f"{shown} line {line}: {message}"))
-        if len(found) > SHOWN_PER_SNIPPET:
-            more = len(found) - SHOWN_PER_SNIPPET
-            problems.append(problem(snippet.where, f"{shown}: {more} more refusals like these"))
+        problems.extend(_shown_refusals(snippet, found, shown_path(snippet.path, locate)))
     return problems
+
+
+def _merged_refusals(
+    read: list[_Snippet], tree: tuple[Directive, ...], target: Target
+) -> tuple[tuple[Directive, str], ...]:
+    """What nginx refuses of the whole config's merged blocks; none while it is not known."""
+    if target.used is None:  # the whole config is not known (_whole)
+        return ()
+    inlined = {snippet.path: snippet.directives for snippet in read if snippet.text}
+    prefix = configured_prefix(target.build.configure) if target.build else None
+    return whole_config_refusals(tree, inlined, target.version, prefix)
+
+
+def _shown_refusals(
+    snippet: _Snippet, found: list[tuple[int, str]], shown: str
+) -> Iterator[Problem]:
+    """A snippet's first refusals, each with its line, and how many more there are."""
+    for line, message in found[:SHOWN_PER_SNIPPET]:
+        yield problem(snippet.where, f"{shown} line {line}: {message}")
+    if len(found) > SHOWN_PER_SNIPPET:
+        more = len(found) - SHOWN_PER_SNIPPET
+        yield problem(snippet.where, f"{shown}: {more} more refusals like these")
