@@ -6,7 +6,7 @@ import ipaddress
 from collections.abc import Iterator
 
 from tpgen.errors import Problem, problem
-from tpgen.spec.model import DUAL_STACK, Listen, NodeSpec
+from tpgen.spec.model import DUAL_STACK, Listen, NodeSpec, Tls
 
 # nginx 1.25.0 brought HTTP/3 (ngx_http_v3_module); 1.25.1 the `http2 on;` directive.
 HTTP3_SINCE = (1, 25, 0)
@@ -115,23 +115,34 @@ def _tls_problems(spec: NodeSpec) -> Iterator[Problem]:
         return
     if not any(listen.tls for listen in spec.listen):
         yield problem(("tls",), "has no effect: no listen has tls: true; add one or remove tls")
-    if tls.redirect_http and any(listen.port == 80 for listen in spec.listen):
-        yield problem(
-            ("tls", "redirect_http"),
-            "the redirect server takes port 80, which a listen already uses: remove that "
-            "listen or redirect_http",
-        )
-    elif tls.redirect_http and spec.status.port == 80:
-        yield problem(
-            ("status", "port"),
-            "port 80 is the redirect server's (tls.redirect_http): pick another status port",
-        )
+    if tls.redirect_http:
+        yield from _redirect_port(spec)
     if tls.trusted_certificate is not None and tls.ocsp_stapling == "off":
         yield problem(
             ("tls", "trusted_certificate"),
             "has no effect: tls.ocsp_stapling is off (nginx verifies only OCSP answers with "
             "it): remove it, or set ocsp_stapling to auto",
         )
+    yield from _certificate_names(tls)
+
+
+def _redirect_port(spec: NodeSpec) -> Iterator[Problem]:
+    """Port 80 is the redirect server's (tls.redirect_http): no listen or status server on it."""
+    if any(listen.port == 80 for listen in spec.listen):
+        yield problem(
+            ("tls", "redirect_http"),
+            "the redirect server takes port 80, which a listen already uses: remove that "
+            "listen or redirect_http",
+        )
+    elif spec.status.port == 80:
+        yield problem(
+            ("status", "port"),
+            "port 80 is the redirect server's (tls.redirect_http): pick another status port",
+        )
+
+
+def _certificate_names(tls: Tls) -> Iterator[Problem]:
+    """Each certificate but the first names its server names, and each name has one."""
     named: dict[str, int] = {}
     for index, certificate in enumerate(tls.certificates):
         if index and not certificate.server_names:
