@@ -6,14 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tpgen.api import fill_nginx_facts
+from tpgen.api import extra_file_problems, fill_nginx_facts
 from tpgen.cli import main
 from tpgen.spec.build import (
     Build,
     Built,
+    build_options,
     built_sources,
     configure_options,
-    module_options,
+    configured_prefix,
     switches,
     third_party,
 )
@@ -193,26 +194,67 @@ def test_a_third_party_module_lifts_unknown_names_but_not_nginx_s_own(tmp_path: 
     assert "line 3: stream: nginx 1.22.1 as built here (nginx.configure) has no" in refused
 
 
-def test_only_the_options_that_choose_modules_are_kept_from_nginx_v() -> None:
-    """Compiler flags and paths say nothing of the modules and can outgrow a spec text; a
-    third-party module is kept as a bare flag, which lifts unknown names."""
+def test_the_options_that_choose_modules_and_the_prefix_are_kept_from_nginx_v() -> None:
+    """Compiler flags and other paths say nothing tpgen reads and can outgrow a spec text; a
+    third-party module is kept as a bare flag, which lifts unknown names; --prefix is where
+    nginx takes a snippet's relative paths from."""
     line = (
         "--with-cc-opt='-g -O2 " + "-D X=1 " * 600 + "' --prefix=/usr/share/nginx "
         "--with-http_ssl_module --with-stream=dynamic --without-http_gzip_module "
         "--add-module=/src/echo --add-dynamic-module=/src/headers-more --with-openssl=/src/ssl "
         "--with-é_module --WITH-X"
     )
-    kept = module_options(line)
+    kept = build_options(line)
     assert kept == (
-        "--with-http_ssl_module --with-stream=dynamic --without-http_gzip_module "
-        "--add-module --add-dynamic-module"
+        "--prefix=/usr/share/nginx --with-http_ssl_module --with-stream=dynamic "
+        "--without-http_gzip_module --add-module --add-dynamic-module"
     )
     assert switches((1, 22, 1), kept) == switches((1, 22, 1), line)
     assert third_party(kept) and not third_party("--with-stream")
     assert fill_nginx_facts({}, version="1.22.1", configure=line)["nginx"]["configure"] == kept
-    debian = module_options(DEBIAN_12)
+    debian = build_options(DEBIAN_12)
     assert len(debian) < len(DEBIAN_12) and switches((1, 22, 1), debian) == switches(
         (1, 22, 1), DEBIAN_12
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        ("--prefix=/a --prefix='/opt/my nginx' --with-threads",
+         "--prefix='/opt/my nginx' --with-threads"),
+        ("--prefix=/opt/é --with-threads", "--with-threads"),
+        ("--prefix= --with-threads", "--with-threads"),
+    ],
+)  # fmt: skip
+def test_the_last_prefix_is_kept_quoted_and_one_a_spec_cannot_hold_left_unknown(
+    line: str, kept: str
+) -> None:
+    assert build_options(line) == kept
+    assert configured_prefix(kept) == ("/opt/my nginx" if "my nginx" in kept else None)
+    spec_from_mapping(fill_nginx_facts(spec(), version="1.22.1", configure=line), "s.yaml")
+
+
+def test_a_discovered_node_s_prefix_reaches_the_check(tmp_path: Path) -> None:
+    """nginx.configure filled from the node's nginx -V brings its --prefix: a snippet's
+    relative log path is that file under it (ngx_conf_full_name), as on the node."""
+    http = tmp_path / "http.conf"
+    http.write_text(
+        "access_log logs/a.log combined buffer=32k;\n"
+        "access_log /usr/share/nginx/logs/a.log combined buffer=64k;\n"
+    )
+    filled = fill_nginx_facts(
+        spec(extra={"http": [str(http)]}), version="1.22.1", configure=DEBIAN_12
+    )
+    assert configured_prefix(filled["nginx"]["configure"]) == "/usr/share/nginx"
+    node = spec_from_mapping(filled, "s.yaml")
+    paths = {str(http): str(http)}
+    (found,) = extra_file_problems(node, paths)
+    assert found.message == (
+        f"{http} line 2: access_log: buffers '/usr/share/nginx/logs/a.log' (buffer=64k, no "
+        "flush, no gzip) where another access_log buffers it (buffer=32k, no flush, no gzip) "
+        '(nginx: access_log "/usr/share/nginx/logs/a.log" already defined with conflicting '
+        "parameters): give both the same buffer=, flush= and gzip, or log to another file"
     )
 
 

@@ -45,7 +45,7 @@ from tpgen.plan.layout import DiskLayout, NodeLayout, node_layout
 from tpgen.plan.remap import Remap, compare
 from tpgen.render import UnsafeValue
 from tpgen.render import render_config as _render
-from tpgen.spec.build import module_options
+from tpgen.spec.build import build_options
 from tpgen.spec.certs import bundle_problems, certificate_facts, certificate_problems
 from tpgen.spec.facts import UNREAD, CertificateFacts
 from tpgen.spec.load import (
@@ -278,7 +278,7 @@ def fill_nginx_facts(
     if "http_v3" not in target and http_v3 is not None:
         target["http_v3"] = bool(http_v3)
     if "configure" not in target and configure is not None:
-        target["configure"] = module_options(str(configure))
+        target["configure"] = build_options(str(configure))
     if target:
         result["nginx"] = target
     return result

@@ -50,16 +50,21 @@ def configured_prefix(configure: str) -> str | None:
 
 
 _OPTION_NAME = re.compile(r"--[a-z0-9_-]+")
+_PRINTABLE = re.compile(r"[ -~]+")
 # A third-party module built in or dynamic: its names are not in nginx's tables.
 THIRD_PARTY = ("--add-module", "--add-dynamic-module")
 
 
-def module_options(configure: str) -> str:
-    """The options of a configure line that say which modules it builds: --with-X,
-    --with-X=dynamic, --without-X, and a bare --add-module/--add-dynamic-module for a
-    third-party one. Paths and compiler flags (--with-cc-opt=…, often long) say nothing
-    of that and would not fit a spec text."""
-    kept: list[str] = []
+def build_options(configure: str) -> str:
+    """The options of a configure line that tpgen reads of a build: those that say which
+    modules it builds (--with-X, --with-X=dynamic, --without-X, and a bare
+    --add-module/--add-dynamic-module for a third-party one) and its --prefix, which a
+    snippet's relative paths (log files, load_module modules/…) are taken after. Other paths
+    and compiler flags (--with-cc-opt=…, often long) are not read and would not fit a spec
+    text."""
+    prefix = configured_prefix(configure)
+    # The spec takes printable ASCII alone (CONFIGURE_RE): another prefix stays unknown.
+    kept = [f"--prefix={shlex.quote(prefix)}"] if prefix and _PRINTABLE.fullmatch(prefix) else []
     for option in configure_options(configure):
         name, equals, value = option.partition("=")
         if not _OPTION_NAME.fullmatch(name):
