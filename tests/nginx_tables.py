@@ -1250,3 +1250,64 @@ def handler_disagreements(run: Runner, root: Path, version: Version) -> list[tup
         if bool(refused) != (nginx_said != TAKEN):
             wrong.append((context, text, f"nginx: {nginx_said}; tpgen: {refused[:1]}"))
     return wrong
+
+
+# A build without the PCRE library (nginx.configure): configure refuses the rewrite module
+# without it. (context, text, whether such an nginx -t refuses it): what nginx 1.22.1 and
+# 1.26.3, configured with NO_PCRE from their source, said when the cases were added; no such
+# binary is at hand here, so the tests hold tpgen to the verdicts recorded.
+NO_PCRE = "--without-pcre --without-http_rewrite_module --with-stream --with-http_ssl_module"
+NO_PCRE_CASES: list[tuple[str, str, bool]] = [
+    ("server", r"server_name ~^(www)\.a\.net$;", True),
+    ("server", r"server_name a.net ~^b\.net$;", True),
+    ("server", "server_name ~;", True),
+    ("server", r"server_name ~\d;", True),
+    ("server", "server_name a.net *.b.net .c.net www.d.*;", False),
+    ("server", r"location ~ \.php$ {}", True),
+    ("server", r"location ~* \.PHP$ {}", True),
+    ("server", r"location ~\.php$ {}", True),
+    ("server", "location = /a {} location ^~ /b {} location @c {}", False),
+    ("location", "proxy_redirect ~^http://a/(.*)$ /$1;", True),
+    ("location", "proxy_redirect ~*^http://a/ /;", True),
+    ("location", "proxy_redirect http://a/ /;", False),
+    ("location", r"proxy_cookie_domain ~\.a\.net$ b.net;", True),
+    ("location", "proxy_cookie_path ~*^/a /b;", True),
+    ("location", "proxy_cookie_path /a /b;", False),
+    ("location", "proxy_cookie_flags ~^a secure;", True),
+    ("location", "proxy_cookie_flags a secure;", False),
+    ("location", r"valid_referers none ~\.a\.net;", True),
+    ("location", "valid_referers ~;", True),
+    ("location", "valid_referers none blocked a.net *.b.net;", False),
+    ("location", r"fastcgi_split_path_info ^(.+\.php)(/.+)$;", True),
+    ("location", "fastcgi_split_path_info (;", True),
+    ("location", "gzip_disable msie6;", False),
+    ("location", r'gzip_disable "MSIE [1-6]\.";', True),
+    # A map's ~ key is a plain string: not compiled, nor a regex that fails to.
+    ("http", "map $uri $x { ~( 1; ~*^/a 2; default 0; }", False),
+    ("http", "map $uri $x { ~^/(?<y>a) 1; }", False),
+    ("location", "rewrite ^ /a;", True),
+    ("location", "if ($uri) {}", True),
+    # stream's server_name came in 1.25.5: unknown to 1.22, a regex refused by 1.26.
+    ("main", "stream { server { listen 127.0.0.1:19002; server_name ~^a; return x; } }", True),
+    ("main", "stream { map $remote_addr $x { ~( 1; } }", False),
+]
+
+
+def no_pcre_disagreements(run: Runner, root: Path, version: Version) -> list[tuple[str, str, str]]:
+    """Each NO_PCRE_CASES line whose recorded verdict (or, with ``run`` an nginx built so,
+    its nginx -t) tpgen does not share for a build of NO_PCRE."""
+    said = run(write_configs(root, [(context, text + "\n") for context, text, _ in NO_PCRE_CASES]))
+    wrong = []
+    for (context, text, refused_by_nginx), nginx_said in zip(NO_PCRE_CASES, said, strict=True):
+        tree = parse(text + "\n")
+        target = Target(
+            version,
+            defined=defined_variables(tree, context),
+            names=frozenset(defined_names(tree, context)),
+            used=directive_names(tree),
+            build=Build(version, NO_PCRE),
+        )
+        refused = [why for _, why in refusals(tree, context, target)]
+        if bool(refused) != refused_by_nginx or (nginx_said != TAKEN) != refused_by_nginx:
+            wrong.append((context, text, f"nginx: {nginx_said}; tpgen: {refused[:1]}"))
+    return wrong

@@ -303,8 +303,12 @@ def test_render_takes_a_dynamic_module_the_snippet_loads(
         ("edge", DEBIAN_12.replace(" --with-http_v2_module", ""),
          "listen … http2, and nginx 1.22.1 as built here (nginx.configure) has no "
          "ngx_http_v2_module: it is not built (--with-http_v2_module)"),
+        # The status server's return is the rewrite module's, which needs PCRE.
+        ("cache", DEBIAN_12 + " --without-pcre",
+         "return, and nginx 1.22.1 as built here (nginx.configure) has no "
+         "ngx_http_rewrite_module: it is not built (--without-pcre)"),
     ],
-    ids=["proxy", "threads", "split-clients", "http2-listen"],
+    ids=["proxy", "threads", "split-clients", "http2-listen", "no-pcre"],
 )  # fmt: skip
 def test_a_module_tpgen_s_own_config_needs_is_in_the_build(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, configure: str, expected: str

@@ -30,6 +30,9 @@ from tpgen.spec.snippets import REFUSED, Surroundings, check_snippet, snippet_pr
 
 from .nginx_tables import (
     HANDLER_CASES,
+    NO_PCRE,
+    NO_PCRE_CASES,
+    TAKEN,
     V122,
     configure_arguments,
     directive_disagreements,
@@ -37,6 +40,7 @@ from .nginx_tables import (
     lacked_by_build,
     lacked_stream_variables,
     nginx_version,
+    no_pcre_disagreements,
     on_host,
     quoted,
     reasons,
@@ -794,6 +798,77 @@ def test_without_the_pcre2_library_a_regex_is_left_to_nginx(
         monkeypatch.undo()
         pcre._library.cache_clear()
     assert reasons("location ~ ( {}", "server")
+
+
+@pytest.mark.parametrize("version", [V122, V126])
+def test_a_build_without_pcre_refuses_a_regex_where_nginx_built_so_does(
+    tmp_path: Path, version: tuple[int, int, int]
+) -> None:
+    """NO_PCRE_CASES hold what nginx 1.22.1 and 1.26.3 built from source with NO_PCRE said
+    (their nginx -t, run when the cases were added): tpgen refuses exactly those, with the
+    PCRE2 library here all the same; a map's ~ key is a plain string there."""
+
+    def recorded(folders: list[Path]) -> list[str]:
+        return ["refused" if refused else TAKEN for _, _, refused in NO_PCRE_CASES]
+
+    assert pcre.available()
+    assert no_pcre_disagreements(recorded, tmp_path, version) == []
+    verdicts = [refused for _, _, refused in NO_PCRE_CASES]
+    assert verdicts.count(True) >= 18 and verdicts.count(False) >= 8
+
+
+_NO_PCRE_FIX = (
+    "write no regex here, or build nginx with PCRE (the rewrite module brings it, as "
+    "--with-pcre does) and correct nginx.configure"
+)
+
+
+@pytest.mark.parametrize(
+    ("context", "text", "version", "expected"),
+    [
+        ("server", r"server_name a.net ~^(www)\.b$;", V122,
+         r"uses the regex '~^(www)\\.b$', and nginx 1.22.1 as built here (nginx.configure) has "
+         r'no PCRE library (--without-pcre) (nginx: using regex "~^(www)\.b$" requires PCRE '
+         f"library): {_NO_PCRE_FIX}"),
+        ("server", "location ~* ^/a {}", V126,
+         "uses the regex '^/a', and nginx 1.26.3 as built here (nginx.configure) has no PCRE "
+         'library (--without-pcre) (nginx: using regex "^/a" requires PCRE library): '
+         f"{_NO_PCRE_FIX}"),
+        ("location", "valid_referers none ~a;", V122,
+         "uses the regex '~a', and nginx 1.22.1 as built here (nginx.configure) has no PCRE "
+         'library (--without-pcre) (nginx: the using of the regex "~a" requires PCRE library): '
+         f"{_NO_PCRE_FIX}"),
+        ("location", "valid_referers none ~a;", V126,
+         "uses the regex '~a', and nginx 1.26.3 as built here (nginx.configure) has no PCRE "
+         'library (--without-pcre) (nginx: using regex "~a" requires PCRE library): '
+         f"{_NO_PCRE_FIX}"),
+        ("location", "gzip_disable msie6 MSIE;", V122,
+         "uses the regex 'MSIE', and nginx 1.22.1 as built here (nginx.configure) has no PCRE "
+         'library (--without-pcre) (nginx: without PCRE library "gzip_disable" supports builtin '
+         '"msie6" and "degradation" mask only): keep to msie6 and degradation, or build nginx '
+         "with PCRE (the rewrite module brings it, as --with-pcre does) and correct "
+         "nginx.configure"),
+        ("location", "fastcgi_split_path_info ^(.+)(/.*)$;", V122,
+         "splits the path with a regex, and nginx 1.22.1 as built here (nginx.configure) has no "
+         'PCRE library (--without-pcre) (nginx: "fastcgi_split_path_info" requires PCRE '
+         "library): remove it, or build nginx with PCRE (the rewrite module brings it, as "
+         "--with-pcre does) and correct nginx.configure"),
+    ],
+)  # fmt: skip
+def test_a_regex_on_a_build_without_pcre_is_said_with_the_fix(
+    context: str, text: str, version: tuple[int, int, int], expected: str
+) -> None:
+    target = Target(version, build=Build(version, NO_PCRE))
+    assert [why for _, why in refusals(parse(text), context, target)] == [expected]
+
+
+def test_a_build_without_the_rewrite_module_has_no_pcre_either() -> None:
+    """configure links PCRE for the rewrite module, or with --with-pcre (auto/modules)."""
+    build = Build(V122, "--without-http_rewrite_module")
+    assert not build.pcre and Build(V122, "--without-http_rewrite_module --with-pcre").pcre
+    target = Target(V122, build=build)
+    (why,) = [why for _, why in refusals(parse("location ~ a {}"), "server", target)]
+    assert "has no PCRE library (--without-http_rewrite_module, and no --with-pcre: the " in why
 
 
 def test_a_regex_nginx_takes_and_python_does_not_is_taken() -> None:

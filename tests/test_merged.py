@@ -10,12 +10,13 @@ import pytest
 from tpgen.api import extra_file_problems, make_plan
 from tpgen.check import check_plan
 from tpgen.plan import Plan
+from tpgen.spec import pcre
 from tpgen.spec.load import spec_from_mapping
 from tpgen.spec.merged import merge_refusals, shown_size, whole_config_refusals
 from tpgen.spec.model import NodeSpec
 from tpgen.spec.nginx_syntax import parse
 
-from .nginx_tables import STREAM
+from .nginx_tables import NO_PCRE, STREAM
 from .specs import spec
 
 REFUSED, TAKEN = True, False
@@ -510,6 +511,42 @@ def test_a_server_name_nginx_cannot_hash_is_refused_with_the_size_to_set(tmp_pat
         "(nginx: could not build server_names_hash, you should increase "
         "server_names_hash_max_size: 1): raise it to 512"
     )
+
+
+def test_a_regex_name_s_captures_count_only_where_nginx_compiles_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build without PCRE refuses the regex name itself (said once, by the server_name
+    check), before any hash; without libpcre2 here the captures are unknown, and a hash nginx
+    may not build refuses nothing (~^.+$ beside the long name: nginx -t takes it, NAMES_CASES)."""
+    captures = _on_80_alone(f"~^(?<h>.+)$ {A47}")
+    node, _, paths = with_snippets(
+        tmp_path, captures, nginx={"version": "1.22.1", "configure": NO_PCRE}
+    )
+    (found,) = extra_file_problems(node, paths)
+    assert "line 1: server_name: uses the regex '~^(?<h>.+)$', and nginx 1.22.1 as built" in (
+        found.message
+    )
+
+    def missing(name: str) -> None:
+        raise OSError(f"{name}: cannot open shared object file")
+
+    pcre._library.cache_clear()
+    monkeypatch.setattr("ctypes.CDLL", missing)
+    try:
+        for names in (f"~^.+$ {A47}", f"~^(?<h>.+)$ {A47}"):
+            node, _, paths = with_snippets(tmp_path, _on_80_alone(names))
+            assert extra_file_problems(node, paths) == []
+    finally:
+        monkeypatch.undo()
+        pcre._library.cache_clear()
+    node, _, paths = with_snippets(tmp_path, captures)
+    assert len(extra_file_problems(node, paths)) == 1
+
+
+def _on_80_alone(names: str) -> dict[str, str]:
+    """An http snippet with a server alone on its address."""
+    return {"http": f"server {{ listen 127.0.0.1:19572; server_name {names}; }}"}
 
 
 # Access logs one file by its full name (ngx_conf_full_name: the prefix before a relative

@@ -53,6 +53,8 @@ _OPTION_NAME = re.compile(r"--[a-z0-9_-]+")
 _PRINTABLE = re.compile(r"[ -~]+")
 # A third-party module built in or dynamic: its names are not in nginx's tables.
 THIRD_PARTY = ("--add-module", "--add-dynamic-module")
+# ngx_regex_module: configure builds it exactly where it links PCRE (auto/modules).
+_REGEX_SOURCE = "src/core/ngx_regex.c"
 
 
 def build_options(configure: str) -> str:
@@ -132,34 +134,39 @@ def built_sources(version: Version, configure: str) -> dict[str, Built]:
     return found
 
 
-def _switches_wanted(version: Version, source: str) -> set[str]:
-    """The switches whose value the source's ways want YES (or not NO), HTTP aside: every
-    build tpgen configures has it."""
-    wanted: set[str] = set()
+def _switches_wanted(version: Version, source: str) -> dict[str, str]:
+    """The switches the source's ways test, each with the value that keeps it from being
+    built (NO where a way wants YES; DISABLED where one wants USE_PCRE not DISABLED), HTTP
+    aside: every build tpgen configures has it."""
+    wanted: dict[str, str] = {}
     for way in _of_version("builds", version).get(source, {}).get("ways", ()):
         wanted |= _tested(way["when"])
-    return wanted - {"HTTP"}
+    wanted.pop("HTTP", None)
+    return wanted
 
 
-def _tested(condition: Condition) -> set[str]:
+def _tested(condition: Condition) -> dict[str, str]:
     if isinstance(condition, bool):
-        return set()
+        return {}
     if condition[0] == "=":
-        return {condition[1]} if condition[2] == "YES" else set()
+        return {condition[1]: "NO"} if condition[2] == "YES" else {}
     if condition[0] == "not":
         inner = condition[1]
-        return {inner[1]} if isinstance(inner, list) and inner[:1] == ["="] else set()
-    return set().union(*(_tested(part) for part in condition[1:]))
+        return {inner[1]: inner[2]} if isinstance(inner, list) and inner[:1] == ["="] else {}
+    found: dict[str, str] = {}
+    for part in condition[1:]:
+        found |= _tested(part)
+    return found
 
 
-def _options_setting(version: Version, wanted: set[str], built: bool) -> list[str]:
-    """The options that set a wanted switch so that it builds (YES, DYNAMIC), or not."""
+def _options_setting(version: Version, wanted: Mapping[str, str], built: bool) -> list[str]:
+    """The options that set a wanted switch so that it builds (not its value that keeps it
+    out), or not."""
     return sorted(
         option
         for option, entry in _of_version("options", version).items()
-        for assignment in str(entry["sets"]).split()
-        if assignment.partition("=")[0] in wanted
-        and (assignment.partition("=")[2] != "NO") == built
+        for name, _, value in (part.partition("=") for part in str(entry["sets"]).split())
+        if name in wanted and (value != wanted[name]) == built
     )
 
 
@@ -195,6 +202,25 @@ class Build:
     def debug(self) -> bool:
         """Whether it is built --with-debug (NGX_DEBUG: error_log memory: needs it)."""
         return "--with-debug" in configure_options(self.configure)
+
+    @property
+    def pcre(self) -> bool:
+        """Whether it has the PCRE library (NGX_PCRE): configure links it for the rewrite
+        module or with --with-pcre; --without-pcre, or no rewrite module, leaves it out."""
+        return _REGEX_SOURCE in built_sources(self.version, self.configure)
+
+    def lacks_pcre(self) -> str:
+        """Why the config's nginx has no PCRE library, with the options that say so."""
+        disabled = switches(self.version, self.configure).get("USE_PCRE") == "DISABLED"
+        how = (
+            "--without-pcre"
+            if disabled
+            else "--without-http_rewrite_module, and no --with-pcre: the rewrite module brings it"
+        )
+        return (
+            f"nginx {version_text(self.version)} as built here (nginx.configure) has no PCRE "
+            f"library ({how})"
+        )
 
     def has(self, source: str) -> bool:
         """Whether the config's nginx has the module of ``source``: linked in, or loaded."""

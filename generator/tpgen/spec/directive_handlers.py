@@ -22,6 +22,12 @@ from tpgen.spec.directive_values import ZONE_MIN, fixed_point, number, size, tim
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_listen import listen_problem
 from tpgen.spec.handlers_listen_build import unbuilt_parameter
+from tpgen.spec.handlers_pcre import (
+    gzip_disable_unbuilt,
+    referer_unbuilt,
+    regex_unbuilt,
+    split_path_info_unbuilt,
+)
 from tpgen.spec.handlers_referers import referers_problem
 from tpgen.spec.handlers_stream_listen import stream_listen_problem
 from tpgen.spec.handlers_targets import access_log, error_log, resolver
@@ -48,8 +54,18 @@ class Place:
     path: str | None = None  # the file's path (None: not known)
     build: Build | None = None  # the build and the modules it loads (None: not known)
 
-    def regex(self, pattern: str, *, caseless: bool) -> str | None:
-        """regex_problem of an HTTP regex (ngx_http_regex_compile) here."""
+    @property
+    def build_without_pcre(self) -> Build | None:
+        """The build, where it has no PCRE library (None: it has, or it is not known)."""
+        return self.build if self.build is not None and not self.build.pcre else None
+
+    def regex(self, pattern: str, *, caseless: bool, shown: str | None = None) -> str | None:
+        """regex_problem of an HTTP regex (ngx_http_regex_compile) here; or, where the build
+        has no PCRE library, nginx's refusal of it (``shown``: the text nginx prints, where
+        it is not the pattern)."""
+        unbuilt = self.build_without_pcre
+        if unbuilt is not None:
+            return regex_unbuilt(unbuilt, pattern if shown is None else shown)
         return regex_problem(pattern, caseless=caseless, fixed=self.fixed)
 
     def location_kind(self) -> str | None:
@@ -262,11 +278,11 @@ def _server_name(args: Args, place: Place) -> str | None:
             )
         if not name.startswith("~"):
             continue
-        if name == "~":
+        if name == "~" and place.build_without_pcre is None:
             return "has a ~ with no regex after it (nginx: empty regex in server name)"
         pattern = name[1:]
         capital = any("A" <= char <= "Z" for char in pattern)
-        found = place.regex(pattern, caseless=capital)
+        found = place.regex(pattern, caseless=capital, shown=name)
         if found:
             return found
     return None
@@ -297,6 +313,9 @@ def _valid_referers(args: Args, place: Place) -> str | None:
     for referer in args:
         if not referer:
             return "has an empty referer (nginx: invalid referer)"
+        unbuilt = place.build_without_pcre
+        if unbuilt is not None and referer.startswith("~"):
+            return referer_unbuilt(unbuilt, referer, place.version)
         if referer == "~":
             return "has a ~ with no regex after it (nginx: empty regex)"
         if referer.startswith("~"):
@@ -323,6 +342,9 @@ def _referers_without_host(args: Args) -> str | None:
 def _gzip_disable(args: Args, place: Place) -> str | None:
     for pattern in args:
         if pattern not in ("msie6", "degradation"):
+            unbuilt = place.build_without_pcre
+            if unbuilt is not None:
+                return gzip_disable_unbuilt(unbuilt, pattern)
             found = regex_problem(pattern, caseless=True)
             if found:
                 return found
@@ -330,6 +352,9 @@ def _gzip_disable(args: Args, place: Place) -> str | None:
 
 
 def _split_path_info(args: Args, place: Place) -> str | None:
+    unbuilt = place.build_without_pcre
+    if unbuilt is not None:
+        return split_path_info_unbuilt(unbuilt)
     return regex_problem(args[0], caseless=False, captures=2)
 
 
@@ -345,7 +370,8 @@ def _map_entry(entry: Directive, place: Place) -> str | None:
             f"the map entry {' '.join(words)!r} is not key value; (nginx: invalid number of "
             "the map parameters): quote a key or value with spaces"
         )
-    if not words[0].startswith("~"):
+    # Without PCRE a ~ key is a plain string (ngx_http_map).
+    if not words[0].startswith("~") or place.build_without_pcre is not None:
         return None
     caseless = words[0].startswith("~*")
     return place.regex(words[0][2 if caseless else 1 :], caseless=caseless)

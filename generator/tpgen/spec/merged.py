@@ -63,15 +63,18 @@ def whole_config_refusals(
     snippets: Mapping[str, tuple[Directive, ...]],
     version: Version,
     prefix: str | None = None,
+    *,
+    pcre: bool = True,
 ) -> tuple[tuple[Directive, str], ...]:
     """Everything this module refuses of tpgen's ``config`` with the ``snippets`` in place
-    (``prefix``: nginx's, configure's --prefix; None: not known)."""
+    (``prefix``: nginx's, configure's --prefix; None: not known; ``pcre``: whether nginx has
+    the PCRE library)."""
     return (
         *merge_refusals(config, snippets, version),
         *late_log_formats(config, snippets),
         *log_buffer_refusals(config, snippets, prefix),
         *zone_refusals(config, snippets),
-        *names_hash_refusals(config, snippets, version),
+        *names_hash_refusals(config, snippets, version, pcre=pcre),
     )
 
 

@@ -69,9 +69,15 @@ class _Size:
 
 
 def names_hash_refusals(
-    config: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]], version: Version
+    config: tuple[Directive, ...],
+    snippets: Mapping[str, tuple[Directive, ...]],
+    version: Version,
+    *,
+    pcre: bool = True,
 ) -> list[tuple[Directive, str]]:
-    """(snippet directive, why) for each address whose server names nginx cannot hash."""
+    """(snippet directive, why) for each address whose server names nginx cannot hash
+    (``pcre``: whether nginx has the PCRE library; without it a regex name is refused
+    before, spec/handlers_pcre.py, and has no captures here)."""
     http = next(
         (
             list(with_snippets(d.block, snippets, mine))
@@ -84,7 +90,7 @@ def names_hash_refusals(
     if sizes[0] is None or sizes[1] is None:
         return []  # a value nginx's own parser refuses, said elsewhere
     servers = [
-        _server(d.block, snippets, mine, version)
+        _server(d.block, snippets, (mine, pcre), version)
         for d, mine in http
         if d.name == "server" and d.block is not None
     ]
@@ -108,9 +114,11 @@ def _size(http: Sequence[tuple[Directive, bool]], name: str) -> _Size | None:
 def _server(
     block: tuple[Directive, ...],
     snippets: Mapping[str, tuple[Directive, ...]],
-    from_snippet: bool,
+    read: tuple[bool, bool],
     version: Version,
 ) -> _Server:
+    """A server block (``read``: whether a snippet wrote it, whether nginx has PCRE)."""
+    from_snippet, pcre = read
     own = list(with_snippets(block, snippets, from_snippet))
     listens = [(d, mine) for d, mine in own if d.name == "listen"] or [(_NO_LISTEN, from_snippet)]
     names: list[_Name] = []
@@ -118,7 +126,7 @@ def _server(
     for directive, mine in own:
         for word in directive.args if directive.name == "server_name" else ():
             if word.startswith("~"):
-                captures = _captures(word[1:])
+                captures = pcre and _captures(word[1:])
             elif word.lower() != "$hostname":
                 names.append(_Name(word, directive, mine))
     return _Server(
@@ -130,8 +138,9 @@ def _server(
 
 def _captures(pattern: str) -> bool:
     found = compiled(pattern, caseless=any("A" <= char <= "Z" for char in pattern))
-    # Without the PCRE library, the hash nginx may build is taken as built.
-    return found is None or found.captures > 0
+    # Unknown without the PCRE2 library here: none, so a hash nginx may not build refuses
+    # nothing.
+    return found is not None and found.captures > 0
 
 
 def _default(address: Address, on: Sequence[_Server]) -> _Server:

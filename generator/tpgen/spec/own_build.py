@@ -23,21 +23,26 @@ LISTEN_PARAMETERS = {"ssl": "ssl_certificate", "http2": "http2_chunk_size", "qui
 FIX = "build nginx with it, or correct nginx.configure (the configure arguments of `nginx -V`)"
 
 
-def _used(directives: tuple[Directive, ...], context: str) -> Iterator[tuple[str, str]]:
-    """(name a module must bring, what of tpgen's config needs it) in the order written."""
+def _used(directives: tuple[Directive, ...], context: str) -> Iterator[tuple[str, str, str]]:
+    """(name a module must bring, the context it stands in, what of tpgen's config needs
+    it) in the order written."""
     for directive in directives:
-        yield directive.name, directive.name
+        yield directive.name, context, directive.name
         if directive.name == "listen":
             for parameter in directive.args[1:]:
                 if parameter in LISTEN_PARAMETERS:
-                    yield LISTEN_PARAMETERS[parameter], f"listen … {parameter}"
+                    yield LISTEN_PARAMETERS[parameter], context, f"listen … {parameter}"
         inner = INNER_CONTEXTS.get((context, directive.name))
         if inner is not None and directive.block is not None:
             yield from _used(directive.block, inner)
 
 
-def _sources(name: str, version: Version) -> tuple[str, ...]:
-    return tuple(command.source for command in present(name, version))
+def _sources(name: str, context: str, version: Version) -> tuple[str, ...]:
+    """The modules whose ``name`` nginx takes in ``context`` (http's return is the rewrite
+    module's, not stream's)."""
+    found = present(name, version)
+    fitting = [command for command in found if context in command.contexts] or found
+    return tuple(command.source for command in fitting)
 
 
 def unbuilt_problems(spec: NodeSpec, config: str) -> list[Problem]:
@@ -48,8 +53,8 @@ def unbuilt_problems(spec: NodeSpec, config: str) -> list[Problem]:
     version = version_tuple(spec.nginx.version)
     build = Build(version, spec.nginx.configure)
     lacked: dict[str, str] = {}
-    for name, needing in _used(parse(config), "main"):
-        sources = _sources(name, version)
+    for name, context, needing in _used(parse(config), "main"):
+        sources = _sources(name, context, version)
         if sources and not any(build.has(source) for source in sources):
             lacked.setdefault(sources[0], needing)
     return [

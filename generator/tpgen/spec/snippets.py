@@ -383,7 +383,8 @@ def _merged_refusals(
         return ()
     inlined = {snippet.path: snippet.directives for snippet in read if snippet.text}
     prefix = configured_prefix(target.build.configure) if target.build else None
-    return whole_config_refusals(tree, inlined, target.version, prefix)
+    pcre = target.build is None or target.build.pcre
+    return whole_config_refusals(tree, inlined, target.version, prefix, pcre=pcre)
 
 
 def _shown_refusals(
