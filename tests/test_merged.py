@@ -3,6 +3,7 @@ into tpgen's config and judged by tpgen and by the real nginx -t, which must agr
 
 from __future__ import annotations
 
+import socket
 import subprocess
 from pathlib import Path
 
@@ -365,6 +366,28 @@ NAMES_CASES: list[tuple[dict[str, str], bool]] = [
     ({"http": "server_names_hash_bucket_size 0; server { listen 0.0.0.0:80; }"}, REFUSED),
     ({"http": "server_names_hash_bucket_size 65473; server { listen 0.0.0.0:80; }"}, REFUSED),
     ({"http": "server_names_hash_bucket_size 65472; server { listen 0.0.0.0:80; }"}, TAKEN),
+    # A server with regex names alone has no "" name (ngx_http_core_merge_srv_conf): one more
+    # 16-byte key would pass the bucket above.
+    (
+        _on_80(_short_names(4090), "server_names_hash_max_size 1; server { server_name ~^x$; } "),
+        TAKEN,
+    ),
+    # $hostname is the node's host name (lowercase): too short here to need room.
+    (_on_80("$hostname"), TAKEN),
+    (_on_80(f"$HOSTNAME {A47}"), REFUSED),
+    # A listen of a host name is on each address it resolves to: localhost's 127.0.0.1 is
+    # tpgen's status server's (127.0.0.1:8081); its servers share them.
+    ({"http": f"server {{ listen localhost:8081; server_name {A47}; }}"}, REFUSED),
+    ({"http": f"server {{ listen LocalHost:19575; server_name {A47}; }}"}, TAKEN),
+    (
+        {
+            "http": f"server {{ listen localhost:19576; server_name {A47}; }} "
+            "server { listen localhost:19576; }"
+        },
+        REFUSED,
+    ),
+    ({"http": f"server {{ listen localhost:19577; server_name ~^(?<h>.+)$ {A47}; }}"}, REFUSED),
+    ({"http": f"server {{ listen localhost:19578; server_name ~^.+$ {A47}; }}"}, TAKEN),
 ]
 # Two certificates: tpgen's two servers share 0.0.0.0:443 and tpgen sets a bucket of 128 for
 # its 47-character name.
@@ -542,6 +565,29 @@ def test_a_regex_name_s_captures_count_only_where_nginx_compiles_it(
         pcre._library.cache_clear()
     node, _, paths = with_snippets(tmp_path, captures)
     assert len(extra_file_problems(node, paths)) == 1
+
+
+def test_the_servers_on_one_host_name_are_hashed_together(
+    nginx_binary: str, tmp_path: Path
+) -> None:
+    """Every listen of a name and port is on each address the name resolves to (this
+    machine's host name: its /etc/hosts), caseless; a server alone there is not hashed."""
+    host = socket.gethostname()
+    assert socket.getaddrinfo(host, None)  # else nginx says "host not found"
+    cases = [
+        ({"http": f"server {{ listen {host}:19579; server_name {A47}; }} "
+                  f"server {{ listen {host.upper()}:19579; }}"}, REFUSED),
+        ({"http": f"server {{ listen {host}:19580; server_name {A47}; }}"}, TAKEN),
+        ({"http": f"server {{ listen {host}:19581; server_name ~^(?<h>.+)$ {A47}; }}"}, REFUSED),
+        ({"http": f"server {{ listen {host}:19582; server_name {A47}; }} "
+                  f"server {{ listen {host}:19583; }}"}, TAKEN),
+    ]  # fmt: skip
+    assert merge_disagreements(nginx_binary, tmp_path, cases, {}) == []
+    node, _, paths = with_snippets(tmp_path, cases[0][0])
+    (found,) = extra_file_problems(node, paths)
+    assert f"(47 characters) on each address of {host.lower()}:19579, where nginx hashes the " in (
+        found.message
+    )
 
 
 def _on_80_alone(names: str) -> dict[str, str]:

@@ -71,8 +71,10 @@ def trixie_nginx(tmp_path_factory: pytest.TempPathFactory) -> str:
         unavailable("no docker engine answers: scripts/ci/molecule.sh installs and starts one")
     subprocess.run([str(ROOT / "scripts/ci/nginx-image.sh"), "trixie"], check=True)
     wrapper = tmp_path_factory.mktemp("bin") / "nginx"
+    # IPv6 on lo, as a node has it: the image's /etc/hosts makes localhost ::1 as well.
     wrapper.write_text(
-        f'#!/bin/sh\nexec docker run --rm --network none -v /tmp:/tmp {IMAGE} nginx "$@"\n'
+        "#!/bin/sh\nexec docker run --rm --network none --sysctl net.ipv6.conf.lo.disable_ipv6=0 "
+        f'-v /tmp:/tmp {IMAGE} nginx "$@"\n'
     )
     wrapper.chmod(0o755)
     return str(wrapper)

@@ -131,6 +131,26 @@ def listen_address(url: str, default_port: int = 80) -> tuple[Socket, ...] | str
     return _inet_url(url, default_port)
 
 
+# localhost is 127.0.0.1 on every node (its /etc/hosts, or nss-myhostname); ::1 may join it.
+_LOCALHOST = int.from_bytes(socket.inet_aton("127.0.0.1"), "big")
+
+
+def host_name_sockets(url: str) -> tuple[Socket, ...]:
+    """What is known of the addresses a listen of a host name (one listen_address reads as
+    None) is on, for the server names nginx hashes per address: one "name" socket standing
+    for every address the name resolves to, which every listen of that name and port shares
+    (caseless, as the resolver reads it); localhost's 127.0.0.1 instead. None for a port
+    range: which of its ports a name gets is not read here."""
+    host, colon, port_text = url.partition(":")
+    ports = _ports(port_text) if colon else (80, 80)
+    if isinstance(ports, str) or ports[0] != ports[1]:
+        return ()
+    port = ports[0]
+    if host.lower() == "localhost":
+        return (Socket("inet", _LOCALHOST, port, f"127.0.0.1:{port}"),)
+    return (Socket("name", host.lower(), port, f"each address of {host.lower()}:{port}"),)
+
+
 def _keepalive(value: str) -> bool:
     """so_keepalive=on|off|[idle]:[interval]:[count] (NGX_HAVE_KEEPALIVE_TUNABLE, Linux)."""
     if value in ("on", "off"):
@@ -329,14 +349,17 @@ def listened(sockets: tuple[Socket, ...], version: Version) -> tuple[Socket, ...
 
 
 def server_listens(
-    listens: Sequence[Directive], version: Version, *, tpgen: bool
+    listens: Sequence[Directive], version: Version, *, tpgen: bool, host_names: bool = False
 ) -> tuple[Listen, ...]:
-    """The listens of a server whose address and parameters nginx takes (a host name aside)."""
+    """The listens of a server whose address and parameters nginx takes (a host name aside;
+    ``host_names``: with what host_name_sockets knows of its addresses)."""
     found = []
     for directive in listens:
         if not directive.args:
             continue
         sockets = listen_address(directive.args[0])
+        if sockets is None and host_names:
+            sockets = host_name_sockets(directive.args[0])
         sockets = listened(sockets, version) if isinstance(sockets, tuple) else sockets
         options = listen_options(directive.args, version)
         if isinstance(sockets, tuple) and isinstance(options, Options):

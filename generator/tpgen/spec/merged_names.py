@@ -6,9 +6,12 @@ regex name with captures, nginx hashes the names of the address's servers
 server_names_hash_max_size. A refusal names the snippet's server_name (or its setting of
 the size nginx needs more of) and the value that fixes it.
 
-Addresses are merged as for the listen rules (handlers_listen.listen_addresses); a listen of a
-host name, which nginx resolves as it loads the config, is on no address known here, and
-neither is a name of $hostname (the node's).
+Addresses are merged as for the listen rules (handlers_listen.listen_addresses). A listen of a
+host name, which nginx resolves as it loads the config, is on every address the name resolves
+to: the servers that listen on one name and port are hashed together there (with others, where
+an address has more: a refusal of theirs is nginx's too), and localhost is 127.0.0.1
+(handlers_listen.host_name_sockets). A name of $hostname is the node's host name, not known
+here: it is left out of the names hashed, as a name nginx may not need room for.
 """
 
 from __future__ import annotations
@@ -123,15 +126,21 @@ def _server(
     listens = [(d, mine) for d, mine in own if d.name == "listen"] or [(_NO_LISTEN, from_snippet)]
     names: list[_Name] = []
     captures = False
-    for directive, mine in own:
-        for word in directive.args if directive.name == "server_name" else ():
-            if word.startswith("~"):
-                captures = pcre and _captures(word[1:])
-            elif word.lower() != "$hostname":
-                names.append(_Name(word, directive, mine))
+    words = [(d, mine, word) for d, mine in own if d.name == "server_name" for word in d.args]
+    for directive, mine, word in words:
+        if word.startswith("~"):
+            captures = pcre and _captures(word[1:])
+        elif word.lower() != "$hostname":
+            names.append(_Name(word, directive, mine))
+    # nginx names a server "" only where it has no server_name at all (regexes count).
+    unnamed = () if words else (_Name("", None, from_snippet),)
     return _Server(
-        tuple(item for d, mine in listens for item in server_listens([d], version, tpgen=not mine)),
-        tuple(names) or (_Name("", None, from_snippet),),
+        tuple(
+            item
+            for d, mine in listens
+            for item in server_listens([d], version, tpgen=not mine, host_names=True)
+        ),
+        tuple(names) or unnamed,
         captures,
     )
 
