@@ -55,6 +55,8 @@ _PRINTABLE = re.compile(r"[ -~]+")
 THIRD_PARTY = ("--add-module", "--add-dynamic-module")
 # ngx_regex_module: configure builds it exactly where it links PCRE (auto/modules).
 _REGEX_SOURCE = "src/core/ngx_regex.c"
+# A switch's values that build nothing.
+_NOT_BUILT = ("NO", "DISABLED")
 
 
 def build_options(configure: str) -> str:
@@ -134,39 +136,35 @@ def built_sources(version: Version, configure: str) -> dict[str, Built]:
     return found
 
 
-def _switches_wanted(version: Version, source: str) -> dict[str, str]:
-    """The switches the source's ways test, each with the value that keeps it from being
-    built (NO where a way wants YES; DISABLED where one wants USE_PCRE not DISABLED), HTTP
-    aside: every build tpgen configures has it."""
-    wanted: dict[str, str] = {}
+def _switches_wanted(version: Version, source: str) -> set[str]:
+    """The switches whose value the source's ways want YES (or not NO), HTTP aside: every
+    build tpgen configures has it."""
+    wanted: set[str] = set()
     for way in _of_version("builds", version).get(source, {}).get("ways", ()):
         wanted |= _tested(way["when"])
-    wanted.pop("HTTP", None)
-    return wanted
+    return wanted - {"HTTP"}
 
 
-def _tested(condition: Condition) -> dict[str, str]:
+def _tested(condition: Condition) -> set[str]:
     if isinstance(condition, bool):
-        return {}
+        return set()
     if condition[0] == "=":
-        return {condition[1]: "NO"} if condition[2] == "YES" else {}
+        return {condition[1]} if condition[2] == "YES" else set()
     if condition[0] == "not":
         inner = condition[1]
-        return {inner[1]: inner[2]} if isinstance(inner, list) and inner[:1] == ["="] else {}
-    found: dict[str, str] = {}
-    for part in condition[1:]:
-        found |= _tested(part)
-    return found
+        return {inner[1]} if isinstance(inner, list) and inner[:1] == ["="] else set()
+    return set().union(*(_tested(part) for part in condition[1:]))
 
 
-def _options_setting(version: Version, wanted: Mapping[str, str], built: bool) -> list[str]:
-    """The options that set a wanted switch so that it builds (not its value that keeps it
-    out), or not."""
+def _options_setting(version: Version, wanted: set[str], built: bool) -> list[str]:
+    """The options that set a wanted switch so that it builds (YES, DYNAMIC), or not (NO;
+    --without-pcre's DISABLED)."""
     return sorted(
         option
         for option, entry in _of_version("options", version).items()
-        for name, _, value in (part.partition("=") for part in str(entry["sets"]).split())
-        if name in wanted and (value != wanted[name]) == built
+        for assignment in str(entry["sets"]).split()
+        if assignment.partition("=")[0] in wanted
+        and (assignment.partition("=")[2] not in _NOT_BUILT) == built
     )
 
 
