@@ -123,7 +123,9 @@ SLOTS = {
 # "second", "last", "all"; "log" (access_log's path unless syslog:, and each if=), "format"
 # (log_format's after its name, not escape=), "pattern" (the first unless a ~ regex, and all
 # after it: proxy_redirect, proxy_cookie_*), "threads" (aio's pool name after threads=),
-# "from" (each from='s value: disable_symlinks). Each handler compiles only what has a $
+# "from" (each from='s value: disable_symlinks), "filter" (image_filter's sizes after resize or
+# crop, its angle after rotate), "params" (xslt_stylesheet's after the stylesheet's path, which
+# it loads as it reads). Each handler compiles only what has a $
 # (ngx_http_script_variables_count), so a value with none is never refused. A handler listed
 # must compile scripts, itself or in its module's merge, in the version read.
 SCRIPT_ARGUMENTS = {
@@ -187,6 +189,12 @@ SCRIPT_ARGUMENTS = {
     "ngx_http_proxy_cookie_flags": "pattern",
     "ngx_http_core_set_aio": "threads",
     "ngx_http_disable_symlinks": "from",
+    "ngx_http_image_filter": "filter",
+    "ngx_http_image_filter_jpeg_quality": "first",
+    "ngx_http_image_filter_webp_quality": "first",
+    "ngx_http_image_filter_sharpen": "first",
+    "ngx_http_xslt_stylesheet": "params",
+    "ngx_http_xslt_param": "second",
 }
 # Shared slots that compile for some directives only (the keyval slot also reads
 # ssl_conf_command; the str array slot many paths): by directive name.

@@ -350,6 +350,17 @@ def value_disagreements(run: Runner, root: Path, version: Version) -> list[tuple
 # A certificate and key nginx loads per handshake, and CAs both nginx builds can read.
 _PAIR = "ssl_certificate a$ssl_server_name.crt; ssl_certificate_key a$ssl_server_name.key;"
 _CAS = "/etc/ssl/certs/ca-certificates.crt"
+# Debian builds image_filter and xslt as dynamic modules; xslt_stylesheet loads its file as
+# it reads (handler_disagreements writes SHEET beside the cases' folders).
+_IMAGE = "load_module /usr/lib/nginx/modules/ngx_http_image_filter_module.so;"
+_XSLT = "load_module /usr/lib/nginx/modules/ngx_http_xslt_filter_module.so;"
+SHEET = "sheet.xslt"
+
+
+def _in_location(load: str, body: str) -> tuple[str, str]:
+    return "main", f"{load} http {{ server {{ location / {{ {body} }} }} }}"
+
+
 HANDLER_CASES = [
     ("server", "location ~ ( {}"),
     ("server", r"location ~* \.(jpg|png)$ {}"),
@@ -1225,6 +1236,41 @@ HANDLER_CASES = [
     ("location", "disable_symlinks on from=a$;"),
     ("location", "disable_symlinks if_not_owner from=${x;"),
     ("location", "disable_symlinks on from=/a;"),
+    # image_filter compiles rotate's angle and resize's and crop's sizes, its _quality and
+    # _sharpen their value; xslt_stylesheet its parameters after the file, xslt_param and
+    # xslt_string_param their value (not the name).
+    _in_location(_IMAGE, "image_filter resize a$ 10;"),
+    _in_location(_IMAGE, "image_filter resize 10 ${h;"),
+    _in_location(_IMAGE, "image_filter crop $ 10;"),
+    _in_location(_IMAGE, "image_filter rotate a$;"),
+    _in_location(_IMAGE, "image_filter resize $w 10;"),
+    _in_location(_IMAGE, "image_filter_jpeg_quality a$;"),
+    _in_location(_IMAGE, "image_filter_webp_quality ${q;"),
+    _in_location(_IMAGE, "image_filter_sharpen $;"),
+    _in_location(_IMAGE, "image_filter_sharpen $s;"),
+    _in_location(_IMAGE, "image_filter resize $arg_w ${arg_h};"),
+    _in_location(_IMAGE, "image_filter crop 100 $arg_h;"),
+    _in_location(_IMAGE, "image_filter rotate $arg_r;"),
+    _in_location(_IMAGE, "image_filter size;"),
+    _in_location(_IMAGE, "set $w 10; image_filter resize $w -;"),
+    _in_location(_IMAGE, "image_filter_jpeg_quality $arg_q;"),
+    _in_location(_IMAGE, "image_filter_webp_quality 80;"),
+    _in_location(_IMAGE, "image_filter_sharpen ${arg_s};"),
+    ("main", f"{_IMAGE} http {{ image_filter_jpeg_quality a$; }}"),
+    ("main", f"{_IMAGE} http {{ image_filter_jpeg_quality $arg_q; }}"),
+    _in_location(_XSLT, f"xslt_stylesheet ../{SHEET} a=$;"),
+    _in_location(_XSLT, f"xslt_stylesheet ../{SHEET} a=1 b=${{c;"),
+    _in_location(_XSLT, f"xslt_stylesheet ../{SHEET} a=$nope;"),
+    _in_location(_XSLT, f"xslt_stylesheet ../{SHEET} a=$arg_a b='1';"),
+    _in_location(_XSLT, f"xslt_stylesheet ../{SHEET};"),
+    _in_location(_XSLT, "xslt_param a $;"),
+    _in_location(_XSLT, "xslt_string_param a ${b;"),
+    _in_location(_XSLT, "xslt_param a $nope;"),
+    _in_location(_XSLT, "xslt_param a $arg_a;"),
+    _in_location(_XSLT, "xslt_param a$ 1;"),
+    _in_location(_XSLT, "xslt_string_param a 'x y';"),
+    ("main", f"{_XSLT} http {{ xslt_param a a$; }}"),
+    ("main", f"{_XSLT} http {{ server {{ xslt_string_param a $host; }} }}"),
     # if's $ operand is one variable named by all after its $ (ngx_http_rewrite_variable).
     ("location", "if ($uri$) { return 404; }"),
     ("location", "if ($uri$ = x) { return 404; }"),
@@ -1233,9 +1279,17 @@ HANDLER_CASES = [
 ]
 
 
+_STYLESHEET = (
+    '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">'
+    '<xsl:param name="a"/><xsl:template match="/"><xsl:copy-of select="."/></xsl:template>'
+    "</xsl:stylesheet>\n"
+)
+
+
 def handler_disagreements(run: Runner, root: Path, version: Version) -> list[tuple[str, str, str]]:
     """Each HANDLER_CASES line nginx takes and tpgen refuses, or the other way round; and
     the counts each refused (both must refuse some and take some)."""
+    (root / SHEET).write_text(_STYLESHEET)
     said = run(write_configs(root, [(context, text + "\n") for context, text in HANDLER_CASES]))
     wrong = []
     for (context, text), nginx_said in zip(HANDLER_CASES, said, strict=True):

@@ -288,6 +288,38 @@ def test_render_takes_a_dynamic_module_the_snippet_loads(
     assert f"include {main_conf};" in out.read_text()
 
 
+def test_validate_reads_an_image_filter_s_sizes_where_the_build_loads_its_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Debian builds image_filter dynamic: not loaded, the directive is refused for its module;
+    loaded, its sizes are compiled as scripts (a $ with no name refused)."""
+    location = tmp_path / "location.conf"
+    location.write_text("image_filter resize 100 a$;\n")
+    main_conf = tmp_path / "main.conf"
+    main_conf.write_text("\n")
+    nginx = {"version": "1.22.1", "configure": DEBIAN_12}
+    extra = {"main": [str(main_conf)], "location": [str(location)]}
+    path = write_spec(tmp_path / "s.yaml", spec(nginx=nginx, extra=extra))
+    assert main(["validate", str(path)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.endswith(
+        f"extra.location.0: {location} line 1: image_filter: nginx 1.22.1 as built here "
+        "(nginx.configure) has no ngx_http_image_filter_module: it is a dynamic module of this "
+        "build; add load_module modules/ngx_http_image_filter_module.so; at the top of an "
+        "extra.main snippet"
+    )
+    main_conf.write_text("load_module modules/ngx_http_image_filter_module.so;\n")
+    assert main(["validate", str(path)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.endswith(
+        f"extra.location.0: {location} line 1: image_filter: 'a$' has a $ with no variable "
+        "name after it (nginx: invalid variable name): write $name or ${name}, a name of "
+        "letters, digits and _ (nginx has no escape for a $)"
+    )
+    location.write_text("image_filter resize 100 $arg_h;\n")
+    assert main(["validate", str(path)]) == 0
+
+
 @pytest.mark.parametrize(
     ("kind", "configure", "expected"),
     [

@@ -284,6 +284,14 @@ def test_variables_nginx_or_the_config_defines_pass(text: str) -> None:
             "disable_symlinks on from=${x;",
             "'${x' opens ${x and never closes it (nginx: the closing bracket in \"x\" variable",
         ),
+        (
+            "location / { image_filter crop 100 a$; }",
+            "'a$' has a $ with no variable name after it (nginx: invalid variable name)",
+        ),
+        (
+            "location / { xslt_stylesheet /etc/nginx/a.xslt p=${v; }",
+            "'p=${v' opens ${v and never closes it (nginx: the closing bracket in \"v\" variable",
+        ),
     ],
 )
 def test_a_malformed_variable_where_nginx_compiles_a_script_is_refused(
