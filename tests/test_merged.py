@@ -22,6 +22,137 @@ from .specs import spec
 
 REFUSED, TAKEN = True, False
 V122 = (1, 22, 1)
+
+
+def _stream_log(port: int, logs: str) -> str:
+    """An extra.main snippet: a stream server with these access_logs of format s."""
+    return (
+        f"{STREAM} stream {{ log_format s '$remote_addr'; server {{ listen 127.0.0.1:{port}; "
+        f"proxy_pass 127.0.0.1:1; {logs} }} }}"
+    )
+
+
+# One file, one buffer: every access_log that buffers a file as the first one does. nginx
+# opens a file once for http and stream alike (cycle->open_files), and each module's
+# access_log compares its buffer with the one the file has, whichever module set it (their
+# buffers are one layout): a stream server's log and an http one's are one file too. tpgen's
+# extra.main snippets (stream) come before its http block.
+LOG_BUFFER_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"http": "access_log LOG combined buffer=32k; access_log LOG combined buffer=64k;"}, REFUSED),
+    ({"http": "access_log LOG combined buffer=32k; access_log LOG tpgen buffer=32k;"}, TAKEN),
+    ({"http": "access_log LOG combined buffer=32k;", "server": "access_log LOG combined;"}, TAKEN),
+    (
+        {
+            "http": "access_log LOG combined buffer=32k flush=5s;",
+            "location": "access_log LOG combined buffer=32k;",
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "http": "access_log LOG combined buffer=32k flush=5s;",
+            "location": "access_log LOG combined flush=5000ms buffer=32768;",
+        },
+        TAKEN,
+    ),
+    (
+        {"http": "access_log LOG combined gzip;", "server": "access_log LOG combined buffer=64k;"},
+        REFUSED,
+    ),
+    (
+        {
+            "http": "access_log LOG combined gzip;",
+            "http#2": "access_log LOG combined buffer=64k gzip=1;",
+        },
+        TAKEN,
+    ),
+    (
+        {
+            "http": "access_log LOG combined buffer=8k gzip;",
+            "server": "access_log LOG combined gzip buffer=8k;",
+        },
+        TAKEN,
+    ),
+    (
+        {"http": "access_log LOG combined gzip=2;", "server": "access_log LOG combined gzip=3;"},
+        REFUSED,
+    ),
+    (
+        {
+            "main": f"{STREAM} stream {{ log_format s '$remote_addr'; "
+            "server { listen 127.0.0.1:19566; "
+            "proxy_pass 127.0.0.1:1; access_log LOG s buffer=16k; } }",
+            "http": "access_log LOG combined buffer=32k;",
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "main": f"{STREAM} stream {{ log_format s '$remote_addr'; "
+            "server { listen 127.0.0.1:19567; "
+            "proxy_pass 127.0.0.1:1; access_log LOG s buffer=16k; } }",
+            "http": "access_log LOG combined buffer=16k;",
+        },
+        TAKEN,
+    ),
+    (
+        {
+            "main": _stream_log(19570, "access_log LOG s;"),
+            "http": "access_log LOG combined buffer=32k;",
+        },
+        TAKEN,
+    ),
+    (
+        {
+            "main": _stream_log(19571, "access_log LOG s gzip;"),
+            "http": "access_log LOG combined buffer=64k gzip=1;",
+        },
+        TAKEN,
+    ),
+    (
+        {
+            "main": _stream_log(19572, "access_log LOG s gzip=2;"),
+            "http": "access_log LOG combined gzip;",
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "main": _stream_log(19573, "access_log LOG s buffer=16k flush=1s;"),
+            "http": "access_log LOG combined buffer=16k flush=1000ms;",
+        },
+        TAKEN,
+    ),
+    (
+        {
+            "main": _stream_log(19574, "access_log LOG s buffer=16k flush=1s;"),
+            "location": "access_log LOG combined buffer=16k;",
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "main": f"{STREAM} stream {{ log_format s '$remote_addr'; access_log LOG s "
+            "buffer=8k; server { listen 127.0.0.1:19575; proxy_pass 127.0.0.1:1; } }",
+            "server": "access_log LOG combined buffer=16k;",
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "main": f"{STREAM} stream {{ log_format s '$remote_addr'; access_log LOG s "
+            "buffer=8k; server { listen 127.0.0.1:19576; proxy_pass 127.0.0.1:1; } }",
+            "server": "access_log LOG combined buffer=8k;",
+        },
+        TAKEN,
+    ),
+    ({"main": _stream_log(19577, "access_log LOG s buffer=8k; access_log LOG s gzip;")}, REFUSED),
+    (
+        {"main": _stream_log(19578, "access_log LOG s buffer=8k; access_log LOG s buffer=8192;")},
+        TAKEN,
+    ),
+    ({"main": _stream_log(19579, "access_log LOG s buffer=8k; access_log LOG s;")}, TAKEN),
+]
 # (snippets by extra context, "http#2" a second http one; whether nginx refuses the config).
 # Sizes: nginx's defaults on a 64-bit machine with 4 KiB pages (proxy_buffers 8 4k,
 # connection_pool_size 512).
@@ -81,64 +212,7 @@ MERGE_CASES: list[tuple[dict[str, str], bool]] = [
     ({"http": "access_log LOG late;", "http#2": "log_format late '$uri';"}, REFUSED),
     ({"http": "log_format late '$uri';", "http#2": "access_log LOG late;"}, TAKEN),
     ({"location": "access_log LOG tpgen;"}, TAKEN),
-    # One file, one buffer: every access_log that buffers a file as the first one does.
-    ({"http": "access_log LOG combined buffer=32k; access_log LOG combined buffer=64k;"}, REFUSED),
-    ({"http": "access_log LOG combined buffer=32k; access_log LOG tpgen buffer=32k;"}, TAKEN),
-    ({"http": "access_log LOG combined buffer=32k;", "server": "access_log LOG combined;"}, TAKEN),
-    (
-        {
-            "http": "access_log LOG combined buffer=32k flush=5s;",
-            "location": "access_log LOG combined buffer=32k;",
-        },
-        REFUSED,
-    ),
-    (
-        {
-            "http": "access_log LOG combined buffer=32k flush=5s;",
-            "location": "access_log LOG combined flush=5000ms buffer=32768;",
-        },
-        TAKEN,
-    ),
-    (
-        {"http": "access_log LOG combined gzip;", "server": "access_log LOG combined buffer=64k;"},
-        REFUSED,
-    ),
-    (
-        {
-            "http": "access_log LOG combined gzip;",
-            "http#2": "access_log LOG combined buffer=64k gzip=1;",
-        },
-        TAKEN,
-    ),
-    (
-        {
-            "http": "access_log LOG combined buffer=8k gzip;",
-            "server": "access_log LOG combined gzip buffer=8k;",
-        },
-        TAKEN,
-    ),
-    (
-        {"http": "access_log LOG combined gzip=2;", "server": "access_log LOG combined gzip=3;"},
-        REFUSED,
-    ),
-    (
-        {
-            "main": f"{STREAM} stream {{ log_format s '$remote_addr'; "
-            "server { listen 127.0.0.1:19566; "
-            "proxy_pass 127.0.0.1:1; access_log LOG s buffer=16k; } }",
-            "http": "access_log LOG combined buffer=32k;",
-        },
-        REFUSED,
-    ),
-    (
-        {
-            "main": f"{STREAM} stream {{ log_format s '$remote_addr'; "
-            "server { listen 127.0.0.1:19567; "
-            "proxy_pass 127.0.0.1:1; access_log LOG s buffer=16k; } }",
-            "http": "access_log LOG combined buffer=16k;",
-        },
-        TAKEN,
-    ),
+    *LOG_BUFFER_CASES,
     # Shared zones: one list for the whole config, each name of one module and one size.
     (
         {
@@ -490,6 +564,28 @@ def test_a_log_buffered_unlike_tpgen_s_own_log_to_that_file_is_refused(tmp_path:
         "buffer=, flush= and gzip, or log to another file"
     )
     node, _, paths = with_snippets(tmp_path, {"http": f"access_log {own} combined;"})
+    assert extra_file_problems(node, paths) == []
+
+
+def test_a_stream_log_buffered_unlike_tpgen_s_own_log_to_that_file_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A stream server's access_log opens the file tpgen's http one opens: read first (extra.main
+    comes before the http block), it sets the buffer tpgen's must match."""
+    own = "/var/log/nginx/access.log"
+    node, _, paths = with_snippets(
+        tmp_path, {"main": _stream_log(19580, f"access_log {own} s buffer=8k gzip;")}
+    )
+    (found,) = extra_file_problems(node, paths)
+    assert found.message == (
+        f"{tmp_path}/main.conf line 1: access_log: buffers '{own}' (buffer=8k, no flush, gzip=1) "
+        "where tpgen's access_log buffers it (buffer=64k, flush=5s, no gzip) (nginx: "
+        f'access_log "{own}" already defined with conflicting parameters): give both the same '
+        "buffer=, flush= and gzip, or log to another file"
+    )
+    node, _, paths = with_snippets(
+        tmp_path, {"main": _stream_log(19580, f"access_log {own} s buffer=64k flush=5s;")}
+    )
     assert extra_file_problems(node, paths) == []
 
 

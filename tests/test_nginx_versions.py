@@ -43,6 +43,7 @@ from .specs import spec
 from .test_merged import (
     EMPTY_CERTIFICATE_CASES,
     INNER_CERTIFICATE_CASES,
+    LOG_BUFFER_CASES,
     NAMES_CASES,
     ORIGIN_TLS,
     TLS_NAMES,
@@ -81,9 +82,11 @@ def trixie_nginx(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.mark.parametrize(
-    ("cases", "sections"), [(NAMES_CASES, {}), (TLS_NAMES_CASES, TLS_NAMES)], ids=["names", "tls"]
+    ("cases", "sections"),
+    [(NAMES_CASES, {}), (TLS_NAMES_CASES, TLS_NAMES), (LOG_BUFFER_CASES, {})],
+    ids=["names", "tls", "log-buffers"],
 )
-def test_tpgen_refuses_server_names_nginx_1_26_cannot_hash(
+def test_tpgen_refuses_what_nginx_1_26_refuses_of_the_whole_config(
     trixie_nginx: str,
     tmp_path: Path,
     cases: list[tuple[dict[str, str], bool]],

@@ -161,7 +161,9 @@ def log_buffer_refusals(
     (ngx_conf_open_file, by its full name: ``prefix`` before a relative path) and the first
     access_log that buffers it sets the buffer; every other that buffers it needs the same
     size, flush= and gzip level (ngx_http_log_set_log, stream's alike). Unbuffered ones may
-    share the file."""
+    share the file. http's and stream's logs are one list of files (cycle->open_files), and
+    each module compares the buffer a file has, whichever set it (one layout in both, nginx
+    1.19 to 1.31): a stream access_log and an http one are matched as two http ones."""
     first: dict[str, tuple[Directive, bool, tuple[int, int, int]]] = {}
     found: dict[int, tuple[Directive, str]] = {}
     for directive, mine, _ in _read_in_order(config, "main", snippets):
