@@ -117,6 +117,11 @@ SLOTS = {
     "ngx_mail_core_resolver": "resolver",
     "ngx_http_upstream_resolver": "resolver",
     "ngx_stream_upstream_resolver": "resolver",
+    # spec/handlers_image_filter.py.
+    "ngx_http_image_filter": "image_filter",
+    "ngx_http_image_filter_jpeg_quality": "image_quality",
+    "ngx_http_image_filter_webp_quality": "image_quality",
+    "ngx_http_image_filter_sharpen": "image_sharpen",
 }
 # Which arguments a handler runs through nginx's script compiler, where nginx refuses a $ with
 # no name or an unclosed ${ (ngx_http_script_compile, ngx_http_log_compile_format): "first",

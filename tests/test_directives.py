@@ -527,6 +527,20 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
         ("location", "limit_req zone=z burst=0;", "takes burst= above 0, not 'burst=0'"),
         ("location", "limit_conn z 65536;", "takes 1 to 65535 connections, not '65536'"),
         (
+            "location",
+            "image_filter resize 100;",
+            "takes off, test or size alone, rotate ANGLE, or resize or crop WIDTH HEIGHT, not "
+            "'resize' (nginx: invalid parameter)",
+        ),
+        ("location", "image_filter rotate 45;", "rotates by 90, 180 or 270, not '45' (nginx:"),
+        (
+            "location",
+            "image_filter crop 0 a$;",
+            "takes a width and a height above 0 (or - for any), not '0' (nginx: invalid parameter)",
+        ),
+        ("location", "image_filter_webp_quality 0;", "takes a quality above 0, not '0' (nginx:"),
+        ("location", "image_filter_sharpen -;", "takes a percentage of 0 or more, not '-' (nginx:"),
+        (
             "server",
             "location ~ ^/(?<host>.+) {}",
             "the named capture (?<host>…) of '^/(?<host>.+)'",

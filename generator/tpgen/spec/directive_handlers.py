@@ -6,7 +6,7 @@ valid_referers (its host names: spec/handlers_referers.py), gzip_disable and
 fastcgi_split_path_info; allow and deny's addresses, error_page's codes, expires,
 keepalive_timeout, add_header's always, ssl_session_cache, proxy_pass's URL, root, try_files,
 index, log_format's escaping, the limit_req/limit_conn zones and limits, and split_clients'
-parts (error_log, access_log and resolver, listen, geo and upstream: the
+parts (error_log, access_log and resolver, listen, geo, upstream and image_filter's: the
 handlers of spec/handlers_*.py, registered here). The table (data/nginx-directives.json) names
 the handler of each directive by the kind below; scripts/nginx_directives.py refuses to write a
 table in which a handler that compiles a regex has none.
@@ -20,6 +20,11 @@ from dataclasses import dataclass
 from tpgen.spec.build import Build
 from tpgen.spec.directive_values import ZONE_MIN, fixed_point, number, size, time
 from tpgen.spec.handlers_geo import geo_check
+from tpgen.spec.handlers_image_filter import (
+    image_filter_problem,
+    image_quality_problem,
+    image_sharpen_problem,
+)
 from tpgen.spec.handlers_listen import listen_problem
 from tpgen.spec.handlers_listen_build import unbuilt_parameter
 from tpgen.spec.handlers_pcre import (
@@ -762,6 +767,9 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "listen": _listen,
     "access_log": access_log,
     "resolver": resolver,
+    "image_filter": image_filter_problem,
+    "image_quality": image_quality_problem,
+    "image_sharpen": image_sharpen_problem,
 }
 # Handlers that read more than the arguments: a map's body, root's or alias's name.
 _BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {
