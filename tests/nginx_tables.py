@@ -1297,6 +1297,25 @@ HANDLER_CASES = [
     ("location", "if ($uri$ = x) { return 404; }"),
     ("location", "set $x$ 1; if ($x$) { return 404; }"),
     ("location", "if ( $uri ) { return 404; }"),
+    # Only the arguments a handler compiles name variables: a header's name, a zone's and a
+    # log format's are text (the table's "script").
+    ("location", "add_header X-$nope b;"),
+    ("location", "add_header X-A $nope;"),
+    ("location", "add_trailer X-$nope b;"),
+    ("location", "proxy_set_header X-$nope $host;"),
+    ("location", "proxy_set_header X-A $nope;"),
+    ("location", "grpc_set_header X-$nope $host;"),
+    ("location", "auth_request_set $a X$nope;"),
+    ("location", "error_page 404 /x$nope;"),
+    ("location", "error_page 404 =200 /x;"),
+    ("location", "sub_filter a$nope b;"),
+    ("location", "try_files $uri $nope =404;"),
+    ("location", "expires $nope;"),
+    ("http", "limit_conn_zone $binary_remote_addr zone=z$nope:1m;"),
+    ("http", "limit_conn_zone $nope zone=z:1m;"),
+    ("http", "limit_req_zone $binary_remote_addr zone=z$nope:1m rate=1r/s;"),
+    ("http", "log_format f$nope $uri;"),
+    ("http", "log_format f $nope;"),
 ]
 
 

@@ -37,7 +37,7 @@ from tpgen.spec.handlers_stream_ssl import stream_ssl_refusals
 from tpgen.spec.nginx_script import script_variables
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version, covers, in_version, span, table
-from tpgen.spec.script_arguments import script_refusal
+from tpgen.spec.script_arguments import compiled_values, script_refusal
 
 # Block directives whose body holds directives of another context; every other block (types,
 # map, geo, split_clients, charset_map, …) is read by its module's own parser, not checked.
@@ -78,8 +78,6 @@ _REGEX_OPERATORS = ("~", "~*", "!~", "!~*")
 # Arguments that are a regex or perl's code, not nginx's script (perl_set's handler compiles
 # nothing of them; location's regex only defines its captures).
 NO_SCRIPT = frozenset({"location", "perl_set"})
-# Their first argument is a regex (rewrite) or a name (log_format), not a script.
-NAMED_FIRST = frozenset({"rewrite", "log_format"})
 # Directives a distribution carries into an nginx older than nginx's own release of them, from
 # this version on: Debian's security updates of 1.22.1 (bookworm) and 1.26.3 (trixie) carry
 # max_headers (nginx 1.29.8) against request-header floods. An nginx built from nginx's own
@@ -493,24 +491,30 @@ def defined_variables(
     return frozenset(found)
 
 
-def _references(directive: Directive) -> Iterator[str]:
-    """The variables a directive's values name; regexes and what it defines are not read."""
+def _references(directive: Directive, script: str | None) -> Iterator[str]:
+    """The variables a directive's values name; regexes and what it defines are not read.
+    Where the table knows which arguments nginx compiles (``script``), only those: a header's
+    name in add_header X-$a b is text, not a reference."""
     if directive.name in NO_SCRIPT:
         return
-    if directive.name == "geo":
+    if script is not None:
+        for value in compiled_values(directive.args, script) if directive.args else ():
+            yield from script_variables(value)
+    elif directive.name == "geo":
         # ngx_http_geo_block: the address is one variable, named by all that follows its $.
         if len(directive.args) == 2 and directive.args[0][1:]:
             yield directive.args[0][1:]
-        return
-    if directive.name == "if":
+    elif directive.name == "if":
         yield from _if_references(directive.args)
-        return
-    skipped = set()
-    if directive.name in NAMED_FIRST:
-        skipped.add(0)
+    else:
+        yield from _other_references(directive)
+
+
+def _other_references(directive: Directive) -> Iterator[str]:
+    """The values of map, split_clients and the other handlers the table has no script for: every
+    argument but the variable it defines and a regex."""
     position = DEFINES.get(directive.name)
-    if position is not None and directive.args:
-        skipped.add(position % len(directive.args))
+    skipped = {position % len(directive.args)} if position is not None and directive.args else set()
     for index, arg in enumerate(directive.args):
         after_operator = index and directive.args[index - 1] in _REGEX_OPERATORS
         if index in skipped or after_operator or arg.startswith("~"):
@@ -536,11 +540,15 @@ def _if_references(args: tuple[str, ...]) -> Iterator[str]:
 
 
 def _unknown_variable(
-    directive: Directive, target: Target, defined: frozenset[tuple[str, str]], family: str
+    directive: Directive,
+    command: Command,
+    target: Target,
+    defined: frozenset[tuple[str, str]],
+    family: str,
 ) -> str | None:
     version = target.version
     names, prefixes = module_variables(version, family)
-    for variable in _references(directive):
+    for variable in _references(directive, command.script):
         name = variable.lower()
         if (family, name) in defined:
             continue
@@ -750,7 +758,7 @@ def _reference_refusal(
     family = variable_family(context)
     scripted = family is not None and not command.literal
     if target.defined is not None and family is not None and scripted:
-        unknown = _unknown_variable(directive, target, target.defined, family)
+        unknown = _unknown_variable(directive, command, target, target.defined, family)
         if unknown is not None:
             return unknown
     if context in HTTP_CONTEXTS:

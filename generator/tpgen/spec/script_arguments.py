@@ -65,7 +65,7 @@ _READERS: dict[str, Callable[[Arguments], list[str]]] = {
 }
 
 
-def _compiled(args: Arguments, kind: str) -> list[str]:
+def compiled_values(args: Arguments, kind: str) -> list[str]:
     """The values nginx compiles of ``args`` for a handler of ``kind``."""
     reader = _READERS.get(kind)
     if reader is not None:
@@ -79,7 +79,7 @@ def script_refusal(args: Arguments, kind: str | None) -> str | None:
     if kind is None or not args:
         return None
     said = _FORMAT_SAYS if kind == "format" else "invalid variable name"
-    for value in _compiled(args, kind):
+    for value in compiled_values(args, kind):
         problem = script_problem(value, said)
         if problem is not None:
             return problem
