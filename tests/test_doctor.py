@@ -928,12 +928,26 @@ def test_inputs_from_a_spec_are_the_plans_node_layout(tmp_path: Path) -> None:
     assert all(d["min_free_bytes"] for d in layout["disks"])
 
 
-def test_doctor_main_reports_a_node_that_is_not_a_mapping(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("node: edge-1\nworkload: {type: cache}\ndisks: []\n",
+         "1: node: 'edge-1' is the wrong type: write a mapping (key: value)"),
+        ("- node\n", "1: (top): a spec is a mapping with node, workload and disks"),
+        ("", "1: (top): a spec is a mapping with node, workload and disks"),
+    ],
+    ids=["node-text", "list", "empty"],
+)  # fmt: skip
+def test_doctor_main_names_a_spec_or_node_that_is_not_a_mapping_as_validate_does(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    """doctor said `node must be a mapping, got str` and `the spec must be a mapping`: no
+    line, no field's fix, unlike validate's refusal of the same file."""
     spec = tmp_path / "spec.yaml"
-    spec.write_text("node: edge-1\nworkload: {type: cache}\ndisks: []\n")
+    spec.write_text(text)
     err = io.StringIO()
     assert doctor_main(str(spec), err=err, out=io.StringIO()) == 2
-    assert err.getvalue() == f"tpgen doctor: {spec}: node must be a mapping, got str\n"
+    assert err.getvalue().splitlines()[0] == f"tpgen doctor: {spec}:{problem}"
 
 
 def test_doctor_main_reports_a_bad_spec_and_exits_2(tmp_path: Path) -> None:

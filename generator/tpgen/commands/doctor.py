@@ -84,17 +84,16 @@ def inputs_from_spec(
 def _plan(spec_path: str) -> api.Plan:
     """The plan of the spec file, completed from this host's facts."""
     document = api.read_spec_document(spec_path)
-    if not isinstance(document.data, dict):
-        raise DoctorError(f"{spec_path}: the spec must be a mapping")
-    try:  # os.cpu_count(), not the affinity: the facts the role uses count every CPU too
-        data = api.fill_node_facts(
-            document.data,
+    data = document.data
+    # A spec or node that is not a mapping gets no facts: validate's own line, field and fix
+    # name the problem, as for any other spec.
+    if isinstance(data, dict) and isinstance(data.get("node"), dict | None):
+        data = api.fill_node_facts(  # os.cpu_count(), not the affinity: the role counts all
+            data,
             name=socket.gethostname().split(".")[0],
             cores=os.cpu_count(),
             memory_mb=_local_memory_mb(),
         )
-    except TypeError as err:
-        raise DoctorError(f"{spec_path}: {err}") from None
     spec = api.spec_from_mapping(data, source=spec_path, lines=document.lines)
     return api.make_plan(spec, spec_path, lines=document.lines)
 
