@@ -465,6 +465,42 @@ def test_spec_that_is_not_a_regular_file_is_refused_without_reading(
     )
 
 
+DASH = "tpgen reads no stdin: save the input to a file and name that file (./- for one named -)"
+
+
+@pytest.mark.parametrize(
+    ("args", "refused"),
+    [
+        (["validate", "-"], f"-: (top): cannot read the spec: {DASH}"),
+        (["explain", "-"], f"-: (top): cannot read the spec: {DASH}"),
+        (["locate", "-", "k"], f"-: (top): cannot read the spec: {DASH}"),
+        (["remap", str(EXAMPLE), "-"], f"-: (top): cannot read the spec: {DASH}"),
+        (["doctor", "-"], f"tpgen doctor: -: (top): cannot read the spec: {DASH}"),
+        (["render", "--no-check", "--diff", "-", str(EXAMPLE)], f"tpgen: -: {DASH}"),
+    ],
+    ids=["validate", "explain", "locate", "remap", "doctor", "diff"],
+)
+def test_a_dash_for_stdin_says_tpgen_reads_files(
+    tmp_path: Path, args: list[str], refused: str
+) -> None:
+    """'-' is stdin to many tools (and stdout to -o): read as a file's name, a missing one
+    said only "No such file or directory"."""
+    result = subprocess.run(
+        [sys.executable, "-m", "tpgen", *args],
+        cwd=tmp_path,
+        env=ENV,
+        input=EXAMPLE.read_text(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", refused + "\n")
+    # A file that is named -, named so, is a spec like any other.
+    (tmp_path / "-").write_text(EXAMPLE.read_text())
+    assert in_subprocess(["validate", "./-"], tmp_path).returncode == 0
+
+
 @pytest.mark.parametrize("kind", ["directory", "fifo", "socket", "dev-zero"])
 def test_diff_against_a_file_that_is_not_regular_is_refused(tmp_path: Path, kind: str) -> None:
     path, shown = _special_file(tmp_path, kind)

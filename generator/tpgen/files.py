@@ -13,6 +13,9 @@ from tpgen.errors import FileRefused
 
 MIB = 1 << 20
 _EMPTY = "an empty file name: name a file"
+# '-' means stdin to many tools; here it is a file's name, and a missing one said only "No such
+# file or directory".
+_DASH = "tpgen reads no stdin: save the input to a file and name that file (./- for one named -)"
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -53,7 +56,8 @@ def open_regular(path: str) -> int:
         _refuse_irregular(path, os.stat(path))
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError as err:
-        raise FileRefused(path, err.strerror or str(err)) from None
+        stdin = path == "-" and isinstance(err, FileNotFoundError)
+        raise FileRefused(path, _DASH if stdin else err.strerror or str(err)) from None
     try:
         # Swapped between stat and open: the descriptor is what counts.
         _refuse_irregular(path, os.fstat(fd))
