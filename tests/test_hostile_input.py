@@ -819,6 +819,35 @@ def test_guard_refuses_a_file_it_writes_that_is_not_its_own_regular_file(
     assert spec.read_text() == EXAMPLE.read_text()
 
 
+@pytest.mark.parametrize(
+    ("paths", "refused"),
+    [
+        ({"state": "x", "events": "x"},
+         "x: is --state's file too: give the events a file of its own"),
+        ({"state": "s", "config": "./s"},
+         "s: is --state's file too: give the config a file of its own"),
+        ({"events": "e", "config": "sub/../e"},
+         "sub/../e: is --events's file too: give the config a file of its own"),
+        ({"events": "-"},
+         "-: --events is a file guard writes (the events), not stdout: name a file "
+         "(./- for one named -)"),
+    ],
+    ids=["state-events", "state-config", "events-config-dotdot", "dash"],
+)  # fmt: skip
+def test_guard_refuses_two_of_its_files_that_are_one_before_writing_either(
+    tmp_path: Path, paths: dict[str, str], refused: str
+) -> None:
+    """Only existing files were compared: --state x --events x wrote the state to a new x, then
+    refused the events there ("start failed") and exited 0; --config s --state s was taken."""
+    (tmp_path / "sub").mkdir()
+    spec = spec_file(tmp_path, EXAMPLE.read_text())
+    before = _fingerprint(tmp_path)
+    args = _guard_args(tmp_path, spec, **{k: Path(v) for k, v in paths.items()})
+    result = in_subprocess(args, tmp_path)
+    assert (result.returncode, result.stderr) == (2, f"tpgen: {refused}\n")
+    assert _fingerprint(tmp_path) == before
+
+
 def test_guard_reads_no_error_log_that_is_a_fifo(tmp_path: Path) -> None:
     fifo, shown = _special_file(tmp_path, "fifo")
     result = in_subprocess(_guard_args(tmp_path, EXAMPLE, error_log=fifo), tmp_path)

@@ -81,13 +81,13 @@ def guard(
         options,
         inputs=(*reads, files.mountinfo, files.diskstats, files.state, files.events),
     )
-    refuse_wrong_files(
-        [
-            (files.state, files.not_state(), STATE),
-            (files.events, files.not_events(), EVENTS),
-            (options.config_path, renderer.inputs, CONFIG),
-        ]
-    )
+    written = [
+        (files.state, files.not_state(), STATE),
+        (files.events, files.not_events(), EVENTS),
+        (options.config_path, renderer.inputs, CONFIG),
+    ]
+    refuse_shared_files([(path, target) for path, _, target in written])
+    refuse_wrong_files(written)
     agent = Agent(
         guard_disks(api.node_layout(plan)),
         policy_of(thresholds),
@@ -108,6 +108,27 @@ def refuse_wrong_files(checks: Sequence[tuple[str, Sequence[str], Target]]) -> N
     for path, inputs, target in checks:
         if not path or _visible(path):
             existing_target(path, inputs, target)
+
+
+def refuse_shared_files(files: Sequence[tuple[str, Target]]) -> None:
+    """FileRefused (exit 2, nothing written) for '-' or two of guard's files that are one.
+    refuse_wrong_files sees only files that exist: --state x --events x wrote the state to a
+    new x, then refused the events there and exited 0; --config s --state s was taken."""
+    seen: dict[str, Target] = {}
+    for path, target in files:
+        if path == "-":
+            raise FileRefused(
+                path,
+                f"{target.option} is a file guard writes ({target.holds}), not stdout: name a "
+                "file (./- for one named -)",
+            )
+        where = os.path.realpath(path) if path else path
+        if where in seen:
+            other = seen[where]
+            raise FileRefused(
+                path, f"is {other.option}'s file too: give {target.holds} a file of its own"
+            )
+        seen[where] = target
 
 
 def _visible(path: str) -> bool:
