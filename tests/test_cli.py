@@ -215,6 +215,26 @@ def test_discover_rejects_a_bad_min_size(capsys: pytest.CaptureFixture[str]) -> 
     assert capsys.readouterr().err.startswith("tpgen discover: --min-size: 'huge' is not a size")
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["file:///etc/passwd", "ftp://127.0.0.1/", "", "http://[::1", "http://127.0.0.1:99999/",
+     "http:///nginx_status"],
+    ids=["file", "ftp", "empty", "bad-ipv6", "port", "no-host"],
+)  # fmt: skip
+def test_doctor_refuses_a_status_url_that_is_not_http(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """urllib opened file:///etc/passwd ("not a stub_status page") and reported an URL it could
+    not parse as nginx not answering; neither is a page doctor can probe."""
+    assert main(["doctor", str(EXAMPLE), "--nginx", "true", "--status-url", url]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == (
+        "",
+        f"tpgen doctor: --status-url: {url!r}: write the stub_status page's http:// URL, e.g. "
+        "http://127.0.0.1:8081/nginx_status\n",
+    )
+
+
 def test_doctor_on_an_unreadable_spec_is_a_failure(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor", "/nonexistent/spec.yaml"]) == 2
     assert capsys.readouterr().err.startswith("tpgen doctor: ")

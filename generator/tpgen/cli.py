@@ -119,6 +119,28 @@ def _mount_root(ctx: click.Context, param: click.Parameter, value: str) -> str:
     return root
 
 
+STATUS_URL_HINT = (
+    "write the stub_status page's http:// URL, e.g. http://127.0.0.1:8081/nginx_status"
+)
+
+
+def _status_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An http(s) URL with a host and a valid port: urllib also opened file:///etc/passwd (as
+    root, on the node) and reported an unparsable URL as nginx not answering."""
+    from urllib.parse import urlsplit
+
+    if value is None:
+        return value
+    try:
+        parts = urlsplit(value)
+        fits = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:  # a bad [IPv6] or a port outside 0..65535
+        fits = False
+    if not fits:
+        raise OptionRefused(f"{value!r}: {STATUS_URL_HINT}", ctx, param)
+    return value
+
+
 def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
     # FloatRange lets nan through: every comparison with it is false.
     if not math.isfinite(value):
@@ -321,7 +343,12 @@ def purge(spec: str, keys: Sequence[str], dry_run: bool, probe_size: int) -> int
     help="The live config to compare with what tpgen renders.",
 )
 @click.option("--error-log", default=None, help="Default: the error_log of the rendered config.")
-@click.option("--status-url", default=None, help="Default: the spec's loopback stub_status.")
+@click.option(
+    "--status-url",
+    default=None,
+    callback=_status_url,
+    help="Default: the spec's loopback stub_status.",
+)
 @click.option("--nginx", "nginx_binary", default="nginx", show_default=True, help="nginx binary.")
 @click.option(
     "--prometheus",
