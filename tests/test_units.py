@@ -16,6 +16,7 @@ from tpgen.spec.units import MAX_BYTES, format_duration, nginx_size, parse_durat
         ("100", 100),
         (4096, 4096),
         (" 2 GiB ", 2 * 2**30),
+        ("4\tTB", 4 * 10**12),
     ],
 )
 def test_parse_size_accepts_units(text: str | int, expected: int) -> None:
@@ -62,6 +63,13 @@ def test_parse_size_rejects_booleans_and_negative_ints() -> None:
         ("1e400", "'1e400' is not a size: write a number with a unit, like 4TB, 48GiB, 1MiB"),
         ("-1GiB", "'-1GiB' is not a size: write a number with a unit, like 4TB, 48GiB, 1MiB"),
         ("\u0664TB", "'\u0664TB' is not a size: write a number with a unit, like 4TB, 48GiB, 1MiB"),
+        # Spaces of other scripts (no-break, ideographic) and a line end are no spaces to nginx.
+        ("4\xa0TB", "'4\\xa0TB' is not a size: write a number with a unit, like 4TB, 48GiB, 1MiB"),
+        (
+            "4TB\u3000",
+            "'4TB\\u3000' is not a size: write a number with a unit, like 4TB, 48GiB, 1MiB",
+        ),
+        ("4TB\n", "'4TB\\n' is not a size: write a number with a unit, like 4TB, 48GiB, 1MiB"),
         (None, "a size is a number with a unit, like 4TB, 48GiB or 1MiB"),
     ],
 )

@@ -9,8 +9,9 @@ import itertools
 import re
 from fractions import Fraction
 
-# [0-9], not \d: \d also matches other scripts' digits, which nginx does not read.
-_SIZE_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgtpKMGTP]?)(i?)([bB]?)\s*$")
+# [0-9], not \d, and [ \t], not \s: \d and \s also match other scripts' digits and spaces
+# (a no-break space), which nginx does not read.
+_SIZE_RE = re.compile(r"[ \t]*([0-9]+(?:\.[0-9]+)?)[ \t]*([kmgtpKMGTP]?)(i?)([bB]?)[ \t]*")
 _POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 # nginx keeps sizes and offsets in off_t: nothing above this can mean anything to it.
 MAX_BYTES = (1 << 63) - 1
@@ -50,7 +51,7 @@ def parse_size(text: object) -> int:
         return _at_most_off_t(text, f"{text}" if text.bit_length() < 200 else "this number")
     if not isinstance(text, str):
         raise ValueError("a size is a number with a unit, like 4TB, 48GiB or 1MiB")
-    match = _SIZE_RE.match(text) if len(text) <= _MAX_SIZE_TEXT else None
+    match = _SIZE_RE.fullmatch(text) if len(text) <= _MAX_SIZE_TEXT else None
     if not match:
         shown = repr(text) if len(text) <= _MAX_SIZE_TEXT else f"{text[:20]!r}…"
         raise ValueError(
