@@ -204,9 +204,10 @@ SCRIPT_ARGUMENTS = {
 # Shared slots that compile for some directives only (the keyval slot also reads
 # ssl_conf_command; the str array slot many paths): by directive name.
 COMPILING = re.compile(r"compile_complex_value|script_compile")
-# A merge that compiles a server's certificates only where a listen has ssl (stream's before
-# 1.25.5): not refused there, as whether one has is not the handler's to say.
-LISTEN_GATED = re.compile(r"if \(!conf->listen\) \{\s*return NGX_CONF_OK;")
+# stream's merge compiles a server's certificates only where the server has them in force
+# (before 1.25.5 only beside a listen ... ssl): spec/handlers_stream_ssl ports it, as whether a
+# server takes a stream block's certificate is not the handler's to say.
+SERVER_COMPILED = re.compile(r"ngx_stream_ssl_compile_certificates\(")
 SCRIPT_ARGUMENTS_BY_NAME = {
     "proxy_set_header": "second",
     "grpc_set_header": "second",
@@ -525,7 +526,7 @@ def script_arguments(
     by_name = SCRIPT_ARGUMENTS_BY_NAME.get(name)
     if by_name is not None:
         # mail's ssl_certificate takes no variables.
-        compiled = COMPILING.search(text) and not LISTEN_GATED.search(text)
+        compiled = COMPILING.search(text) and not SERVER_COMPILED.search(text)
         return {"script": by_name} if compiled else {}
     kind = SCRIPT_ARGUMENTS.get(handler)
     if kind is None:

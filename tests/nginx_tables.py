@@ -646,6 +646,36 @@ HANDLER_CASES = [
             f"{_PAIR} ssl_client_certificate {_CAS}; ssl_verify_client on; }}",
         )
     ),
+    # Only the servers that check their certificates compile the paths with a $ (a $ with no
+    # name, an unclosed ${, a variable stream lacks): up to 1.25.4 those with a listen ... ssl;
+    # a stream block's path no such server takes, and a key past the certificates, never.
+    *(
+        ("main", f"{STREAM} stream {{ {body} }}")
+        for body in (
+            "server { listen 127.0.0.1:19999 ssl; return 1; ssl_certificate a$x; "
+            "ssl_certificate_key a$x; }",
+            "server { listen 127.0.0.1:19999; return 1; ssl_certificate a$x; "
+            "ssl_certificate_key a$x; }",
+            "ssl_certificate a$x; ssl_certificate_key a$x; "
+            "server { listen 127.0.0.1:19999 ssl; return 1; }",
+            "ssl_certificate a$x; ssl_certificate_key a$x; "
+            "server { listen 127.0.0.1:19999; return 1; }",
+            "ssl_certificate a$; ssl_certificate_key a$;",
+            f"ssl_certificate a$; ssl_certificate_key a$; server {{ listen 127.0.0.1:19999; "
+            f"return 1; {_PAIR} }}",
+            "server { listen 127.0.0.1:19999 ssl; return 1; ssl_certificate a.crt; "
+            "ssl_certificate_key a$; }",
+            "server { listen 127.0.0.1:19999; return 1; ssl_certificate a.crt; "
+            "ssl_certificate_key a${ssl_server_name; }",
+            f"server {{ listen 127.0.0.1:19999 ssl; return 1; {_PAIR} ssl_certificate_key b$; }}",
+            "server { listen 127.0.0.1:19999 ssl; return 1; ssl_certificate a$ssl_server_name; "
+            "ssl_certificate_key a$uri; }",
+            'server { listen 127.0.0.1:19999 ssl; return 1; ssl_certificate ""; '
+            "ssl_certificate_key a$x; }",
+            "map $remote_addr $x { default 1; } server { listen 127.0.0.1:19999 ssl; return 1; "
+            "ssl_certificate a$x; ssl_certificate_key a$X; }",
+        )
+    ),
     ("http", "split_clients $uri $sc { 50% a; * b; }"),
     ("http", "split_clients $uri $sc { 50% a b; * c; }"),
     ("http", "split_clients $uri $sc { * a; 10% b; }"),

@@ -732,6 +732,42 @@ def test_a_stream_variable_is_stream_s_own_or_the_stream_block_s() -> None:
 
 
 @pytest.mark.parametrize(
+    ("body", "version", "expected"),
+    [
+        ("server { listen 1; return 1; ssl_certificate a$x; ssl_certificate_key k; }", V122, []),
+        (
+            "server { listen 1 ssl; return 1; ssl_certificate a$x; ssl_certificate_key k; }",
+            V122,
+            [
+                "ssl_certificate: uses $x, which neither nginx 1.22.1's stream modules nor the "
+                'stream block defines (nginx: unknown "x" variable): check the spelling '
+                "(stream's variables are its own: no $uri, $arg_…), or define it in the stream "
+                "block (set, map)"
+            ],
+        ),
+        (
+            "ssl_certificate a.crt; ssl_certificate_key k$; server { listen 1; return 1; }",
+            (1, 25, 5),
+            [
+                "ssl_certificate_key: 'k$' has a $ with no variable name after it (nginx: "
+                "invalid variable name): write $name or ${name}, a name of letters, digits and _ "
+                "(nginx has no escape for a $)"
+            ],
+        ),
+        ("ssl_certificate a.crt; ssl_certificate_key k$;", (1, 25, 5), []),
+    ],
+)
+def test_a_stream_server_compiles_the_certificate_paths_it_checks(
+    body: str, version: tuple[int, ...], expected: list[str]
+) -> None:
+    """Up to 1.25.4 a server with a listen ... ssl, from 1.25.5 any with a certificate:
+    a stream block's path no such server takes is never compiled."""
+    tree = parse(f"stream {{ {body} }}")
+    found = refusals(tree, "main", Target(version, defined=defined_variables(tree)))
+    assert [f"{directive.name}: {reason}" for directive, reason in found] == expected
+
+
+@pytest.mark.parametrize(
     ("text", "taken"),
     [
         ("1.2.3.4", True),

@@ -561,6 +561,15 @@ def _unknown_variable(
     return None
 
 
+def _stream_variables(target: Target) -> Callable[[Directive], str | None]:
+    """_unknown_variable of a stream directive whose values nginx compiles elsewhere (in a
+    merge); nothing where the config's own variables are not known."""
+    defined = target.defined
+    if defined is None:
+        return lambda _: None
+    return lambda directive: _unknown_variable(directive, target, defined, "stream")
+
+
 def _undefined(variable: str, version: Version, family: str) -> str:
     """What tpgen says of a variable neither nginx's modules nor the config define."""
     name = variable.lower()
@@ -782,7 +791,7 @@ def _block_rules(
     if context == "stream":
         yield from _stream_listen_rules(directives, target)
         yield from stream_server_refusals(directives, target.version, commands().__contains__)
-        yield from stream_ssl_refusals(directives, target.version)
+        yield from stream_ssl_refusals(directives, target.version, _stream_variables(target))
 
 
 # Handlers that judge their block after nginx has read it (an upstream without servers):

@@ -2,13 +2,16 @@
 sets or (setting none) takes from the stream block: up to 1.25.4 only in a server with a
 listen ... ssl (its keys, "" loaded, clients verified without CAs; one without a certificate:
 handlers_stream_listen), from 1.25.5 (d21675228, stream's virtual servers) in every server
-as ngx_http_ssl_merge_srv_conf does (handlers_certificates). The stream block is a snippet's
-whole (nginx takes one), so each server's inherited settings are all here.
+as ngx_http_ssl_merge_srv_conf does (handlers_certificates). Only there does
+ngx_stream_ssl_compile_certificates compile the paths with a $ (a $ with no name, an unclosed
+${, a variable nothing defines), so a stream block's certificate that no checked server takes
+is never compiled. The stream block is a snippet's whole (nginx takes one), so each server's
+inherited settings are all here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from tpgen.spec.directive_values import flag_on
@@ -20,6 +23,10 @@ from tpgen.spec.handlers_certificates import (
 from tpgen.spec.handlers_stream_listen import VIRTUAL_SERVERS_SINCE
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version
+from tpgen.spec.script_arguments import script_refusal
+
+# Why a directive names a variable nginx does not know (directives' _unknown_variable), or None.
+VariableCheck = Callable[[Directive], str | None]
 
 # A list each block sets whole or takes whole from the stream block (ngx_conf_merge_ptr_value).
 _LISTS = ("ssl_certificate", "ssl_certificate_key")
@@ -53,7 +60,7 @@ def _own(directives: tuple[Directive, ...]) -> dict[str, tuple[Directive, ...]]:
 
 
 def stream_ssl_refusals(
-    directives: tuple[Directive, ...], version: Version
+    directives: tuple[Directive, ...], version: Version, unknown: VariableCheck
 ) -> Iterator[tuple[Directive, str]]:
     """(directive, why) of what nginx refuses of the certificates of a stream block's
     (``directives``) servers when it merges each; each directive once."""
@@ -65,7 +72,7 @@ def stream_ssl_refusals(
         merged = _Merged(block | _own(server.block))
         if not _checked(server.block, merged, version):
             continue
-        for directive, why in _server_refusals(merged, version):
+        for directive, why in _server_refusals(merged, version, unknown):
             if id(directive) not in seen:
                 seen.add(id(directive))
                 yield directive, why
@@ -81,17 +88,34 @@ def _checked(server: tuple[Directive, ...], merged: _Merged, version: Version) -
     return ssl and bool(merged.of("ssl_certificate"))
 
 
-def _server_refusals(merged: _Merged, version: Version) -> Iterator[tuple[Directive, str]]:
+def _server_refusals(
+    merged: _Merged, version: Version, unknown: VariableCheck
+) -> Iterator[tuple[Directive, str]]:
     certificates = merged.of("ssl_certificate")
     unpaired = unpaired_certificate(certificates, len(merged.of("ssl_certificate_key")))
     if unpaired is not None:
         yield unpaired
         return
+    # nginx pairs a key with each certificate; keys after those are never read.
+    paths = (*certificates, *merged.of("ssl_certificate_key")[: len(certificates)])
+    compiled = paths if any("$" in " ".join(d.args) for d in paths) else ()
+    yield from _script_refusals(compiled)
     if certificates:
-        paths = (*certificates, *merged.of("ssl_certificate_key"))
         yield from empty_certificate_paths(paths, above="stream")
     for verify in merged.of("ssl_verify_client")[-1:]:
         authorities = {name: found[-1].args for name, found in merged.found.items()}
         reason = unchecked_clients(verify, authorities, version)
         if reason is not None:
             yield verify, reason
+    # nginx looks the variables up once every block is read (ngx_stream_variables_init_vars).
+    for directive in compiled:
+        reason = unknown(directive)
+        if reason is not None:
+            yield directive, reason
+
+
+def _script_refusals(compiled: tuple[Directive, ...]) -> Iterator[tuple[Directive, str]]:
+    for directive in compiled:
+        reason = script_refusal(directive.args, "first")
+        if reason is not None:
+            yield directive, reason
