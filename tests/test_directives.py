@@ -731,6 +731,9 @@ def test_a_stream_variable_is_stream_s_own_or_the_stream_block_s() -> None:
     )
 
 
+V131 = (1, 31, 4)
+
+
 @pytest.mark.parametrize(
     ("body", "version", "expected"),
     [
@@ -764,6 +767,75 @@ def test_a_stream_server_compiles_the_certificate_paths_it_checks(
     a stream block's path no such server takes is never compiled."""
     tree = parse(f"stream {{ {body} }}")
     found = refusals(tree, "main", Target(version, defined=defined_variables(tree)))
+    assert [f"{directive.name}: {reason}" for directive, reason in found] == expected
+
+
+_SERVED = "listen 1; return 1; ssl_certificate a$ssl_server_name; ssl_certificate_key k;"
+
+
+@pytest.mark.parametrize(
+    ("body", "version", "expected"),
+    [
+        (
+            f"server {{ {_SERVED} ssl_ocsp on; ssl_verify_client optional_no_ca; }}",
+            (1, 27, 2),
+            [
+                "ssl_ocsp: has ssl_ocsp check the clients' certificates where ssl_verify_client "
+                'optional_no_ca checks none (nginx: "ssl_ocsp" is incompatible with '
+                '"ssl_verify_client optional_no_ca"): set ssl_verify_client on or optional '
+                "(with ssl_client_certificate), or ssl_ocsp off"
+            ],
+        ),
+        ("ssl_ocsp on; ssl_verify_client optional_no_ca; server { listen 1; return 1; }", V131, []),
+        (
+            "ssl_ocsp leaf; server { listen 1; return 1; ssl_reject_handshake on; "
+            "ssl_ocsp_responder https://127.0.0.1/; }",
+            V131,
+            [
+                "ssl_ocsp_responder: has ssl_ocsp ask the OCSP responder 'https://127.0.0.1/', "
+                "where nginx asks one over http:// only (nginx: invalid URL prefix in OCSP "
+                'responder "…" in "ssl_ocsp_responder"): write http://HOST[:PORT][/PATH], or '
+                "remove ssl_ocsp_responder (each certificate's own responder is asked)"
+            ],
+        ),
+        (
+            f"server {{ {_SERVED} ssl_ocsp on; ssl_ocsp_responder http://127.0.0.1:0/; }}",
+            V131,
+            [
+                "ssl_ocsp_responder: has ssl_ocsp ask the OCSP responder "
+                "'http://127.0.0.1:0/', an address nginx cannot read (nginx: invalid port in "
+                'OCSP responder "…" in "ssl_ocsp_responder"): write http://HOST[:PORT][/PATH], '
+                "a port from 1 to 65535"
+            ],
+        ),
+        (f"server {{ {_SERVED} ssl_ocsp off; ssl_ocsp_responder https://x/; }}", V131, []),
+        (f"server {{ {_SERVED} ssl_ocsp on; ssl_ocsp_responder http://[::1]:80/o; }}", V131, []),
+        (
+            f"ssl_stapling on; server {{ {_SERVED} ssl_certificate_compression on; }}",
+            (1, 29, 3),
+            [
+                "ssl_stapling: has ssl_stapling staple OCSP answers to certificates "
+                "ssl_certificate_compression compresses ahead of any answer (nginx: "
+                '"ssl_stapling" is incompatible with "ssl_certificate_compression"): turn one '
+                "of them off"
+            ],
+        ),
+        (
+            f"server {{ {_SERVED} ssl_stapling on; ssl_certificate_compression on; }}",
+            (1, 29, 2),
+            [],
+        ),
+        (f"server {{ {_SERVED} ssl_stapling off; ssl_certificate_compression on; }}", V131, []),
+    ],
+)
+def test_a_stream_server_s_ocsp_settings_are_merged_as_nginx_merges_them(
+    body: str, version: tuple[int, ...], expected: list[str]
+) -> None:
+    """Stream's ssl_ocsp and ssl_stapling came in 1.27.2, after the nginx builds the tests run
+    (1.22.1, 1.26.3): each verdict here is nginx 1.31.4's -t, built from its source (the http
+    ones, spec/handlers_ocsp.py's same reading: tests/test_merged.py OCSP_CASES)."""
+    tree = parse(f"stream {{ {body} }}")
+    found = refusals(tree, "main", Target(version))
     assert [f"{directive.name}: {reason}" for directive, reason in found] == expected
 
 

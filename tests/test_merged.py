@@ -382,6 +382,46 @@ INNER_CERTIFICATE_CASES: list[tuple[dict[str, str], bool]] = [
     ),
     ({"server": f"location /x {{ {_CERTIFICATE} if ($uri) {{ return 404; }} }}"}, TAKEN),
 ]
+# ssl_ocsp in a server with a certificate (tpgen's content server, or one rejecting
+# handshakes): not beside ssl_verify_client optional_no_ca, and its responder an http:// URL
+# whose address nginx reads (spec/handlers_ocsp.py); nginx 1.22 to 1.31 alike.
+OCSP_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"server": "ssl_ocsp on; ssl_verify_client optional_no_ca;"}, REFUSED),
+    ({"server": "ssl_ocsp LEAF; ssl_verify_client OPTIONAL_NO_CA;"}, REFUSED),
+    ({"server": "ssl_ocsp off; ssl_verify_client optional_no_ca;"}, TAKEN),
+    ({"http": "ssl_ocsp on;", "server": "ssl_verify_client optional_no_ca;"}, REFUSED),
+    (
+        {
+            "http": "server { listen 127.0.0.1:19580; ssl_ocsp on; "
+            "ssl_verify_client optional_no_ca; }"
+        },
+        TAKEN,
+    ),
+    ({"server": "ssl_ocsp on; ssl_ocsp_responder https://127.0.0.1/;"}, REFUSED),
+    ({"server": "ssl_ocsp on; ssl_ocsp_responder http://;"}, REFUSED),
+    ({"server": "ssl_ocsp on; ssl_ocsp_responder HTTP://127.0.0.1:8080/ocsp;"}, TAKEN),
+    ({"server": "ssl_ocsp on; ssl_ocsp_responder http://127.0.0.1:0/;"}, REFUSED),
+    ({"server": "ssl_ocsp on; ssl_ocsp_responder http://127.0.0.1:80:80;"}, REFUSED),
+    ({"server": "ssl_ocsp on; ssl_ocsp_responder http://127.0.0.1?x;"}, TAKEN),
+    ({"server": "ssl_ocsp on; ssl_ocsp_responder http://[::1/;"}, REFUSED),
+    ({"server": "ssl_ocsp on; ssl_ocsp_responder http://[::1]:8080/ocsp?x;"}, TAKEN),
+    ({"server": "ssl_ocsp on; ssl_ocsp_responder http://:80/;"}, REFUSED),
+    ({"server": "ssl_ocsp on; ssl_ocsp_responder http://a..b/;"}, REFUSED),
+    ({"server": "ssl_ocsp on; ssl_ocsp_responder http://unix:/tmp/x.sock:/ocsp;"}, TAKEN),
+    ({"server": 'ssl_ocsp on; ssl_ocsp_responder "";'}, TAKEN),
+    ({"server": "ssl_ocsp off; ssl_ocsp_responder https://127.0.0.1/;"}, TAKEN),
+    (
+        {"http": "server { listen 127.0.0.1:19581; ssl_ocsp on; ssl_ocsp_responder https://x/; }"},
+        TAKEN,
+    ),
+    (
+        {
+            "http": "server { listen 127.0.0.1:19582; ssl_reject_handshake on; ssl_ocsp on; "
+            "ssl_ocsp_responder https://x/; }"
+        },
+        REFUSED,
+    ),
+]
 TLS = {
     "listen": [{"port": 443, "tls": True}],
     "tls": {"certificates": [{"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"}]},
@@ -501,12 +541,21 @@ def with_snippets(
     [
         (MERGE_CASES, {}),
         (TLS_CASES, TLS),
+        (OCSP_CASES, TLS),
         (NAMES_CASES, {}),
         (TLS_NAMES_CASES, TLS_NAMES),
         (EMPTY_CERTIFICATE_CASES, ORIGIN_TLS),
         (INNER_CERTIFICATE_CASES, {}),
     ],
-    ids=["merges", "tls", "names", "tls-names", "empty-certificates", "inner-certificates"],
+    ids=[
+        "merges",
+        "tls",
+        "ocsp",
+        "names",
+        "tls-names",
+        "empty-certificates",
+        "inner-certificates",
+    ],
 )
 def test_tpgen_refuses_a_merge_where_the_real_nginx_does(
     nginx_binary: str,
@@ -587,6 +636,39 @@ def test_a_stream_log_buffered_unlike_tpgen_s_own_log_to_that_file_is_refused(
         tmp_path, {"main": _stream_log(19580, f"access_log {own} s buffer=64k flush=5s;")}
     )
     assert extra_file_problems(node, paths) == []
+
+
+def test_an_ocsp_setting_nginx_refuses_in_a_tls_server_is_said_with_the_fix(
+    tmp_path: Path,
+) -> None:
+    node, _, paths = with_snippets(
+        tmp_path, {"server": "ssl_ocsp on;\nssl_verify_client optional_no_ca;"}, **TLS
+    )
+    (found,) = extra_file_problems(node, paths)
+    assert found.message == (
+        f"{tmp_path}/server.conf line 1: ssl_ocsp: has ssl_ocsp check the clients' certificates "
+        'where ssl_verify_client optional_no_ca checks none (nginx: "ssl_ocsp" is incompatible '
+        'with "ssl_verify_client optional_no_ca"): set ssl_verify_client on or optional (with '
+        "ssl_client_certificate), or ssl_ocsp off"
+    )
+
+
+def test_tpgen_s_own_ssl_stapling_is_not_blamed_for_a_snippet_s_compression() -> None:
+    """From 1.29.3 ssl_stapling on refuses ssl_certificate_compression on beside it."""
+    config = parse(
+        "http { server { ssl_certificate a.crt; ssl_certificate_key a.key; ssl_stapling on; "
+        "include /x.conf; } }\n"
+    )
+    snippets = {"/x.conf": parse("ssl_certificate_compression on;\n")}
+    refused = merge_refusals(config, snippets, (1, 29, 3))
+    assert [(d.name, why.split(" (")[0]) for d, why in refused] == [
+        (
+            "ssl_certificate_compression",
+            "has ssl_stapling staple OCSP answers to certificates ssl_certificate_compression "
+            "compresses ahead of any answer",
+        )
+    ]
+    assert merge_refusals(config, snippets, (1, 29, 2)) == []
 
 
 def test_tpgen_s_own_settings_alone_are_never_blamed_on_a_snippet() -> None:

@@ -45,7 +45,9 @@ from .test_merged import (
     INNER_CERTIFICATE_CASES,
     LOG_BUFFER_CASES,
     NAMES_CASES,
+    OCSP_CASES,
     ORIGIN_TLS,
+    TLS,
     TLS_NAMES,
     TLS_NAMES_CASES,
     merge_disagreements,
@@ -83,8 +85,8 @@ def trixie_nginx(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.mark.parametrize(
     ("cases", "sections"),
-    [(NAMES_CASES, {}), (TLS_NAMES_CASES, TLS_NAMES), (LOG_BUFFER_CASES, {})],
-    ids=["names", "tls", "log-buffers"],
+    [(NAMES_CASES, {}), (TLS_NAMES_CASES, TLS_NAMES), (LOG_BUFFER_CASES, {}), (OCSP_CASES, TLS)],
+    ids=["names", "tls", "log-buffers", "ocsp"],
 )
 def test_tpgen_refuses_what_nginx_1_26_refuses_of_the_whole_config(
     trixie_nginx: str,

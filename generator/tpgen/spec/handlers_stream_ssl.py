@@ -2,7 +2,8 @@
 sets or (setting none) takes from the stream block: up to 1.25.4 only in a server with a
 listen ... ssl (its keys, "" loaded, clients verified without CAs; one without a certificate:
 handlers_stream_listen), from 1.25.5 (d21675228, stream's virtual servers) in every server
-as ngx_http_ssl_merge_srv_conf does (handlers_certificates). Only there does
+as ngx_http_ssl_merge_srv_conf does (handlers_certificates; from 1.27.2 the OCSP settings,
+handlers_ocsp). Only there does
 ngx_stream_ssl_compile_certificates compile the paths with a $ (a $ with no name, an unclosed
 ${, a variable nothing defines), so a stream block's certificate that no checked server takes
 is never compiled. The stream block is a snippet's whole (nginx takes one), so each server's
@@ -20,6 +21,7 @@ from tpgen.spec.handlers_certificates import (
     unchecked_clients,
     unpaired_certificate,
 )
+from tpgen.spec.handlers_ocsp import ocsp_refusals
 from tpgen.spec.handlers_stream_listen import VIRTUAL_SERVERS_SINCE
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version
@@ -35,6 +37,10 @@ _ONCE = (
     "ssl_client_certificate",
     "ssl_trusted_certificate",
     "ssl_reject_handshake",
+    "ssl_ocsp",
+    "ssl_ocsp_responder",
+    "ssl_stapling",
+    "ssl_certificate_compression",
 )
 
 
@@ -102,11 +108,13 @@ def _server_refusals(
     yield from _script_refusals(compiled)
     if certificates:
         yield from empty_certificate_paths(paths, above="stream")
+    in_force = {name: found[-1].args for name, found in merged.found.items()}
     for verify in merged.of("ssl_verify_client")[-1:]:
-        authorities = {name: found[-1].args for name, found in merged.found.items()}
-        reason = unchecked_clients(verify, authorities, version)
+        reason = unchecked_clients(verify, in_force, version)
         if reason is not None:
             yield verify, reason
+    for names, reason in ocsp_refusals(in_force, version):
+        yield merged.of(names[0])[-1], reason
     # nginx looks the variables up once every block is read (ngx_stream_variables_init_vars).
     for directive in compiled:
         reason = unknown(directive)

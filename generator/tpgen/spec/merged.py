@@ -5,12 +5,13 @@ settings with those it inherits: the buffers of the upstream modules
 1.31) against each other in every server and location, and large_client_header_buffers
 against connection_pool_size in every server (ngx_http_core_merge_srv_conf); a refusal names
 the snippet's directive that set one of the values (the one set nearest the block that
-fails); ssl_verify_client without the CAs in a server with a certificate
-(ngx_http_ssl_merge_srv_conf). In the order nginx reads the files: an access_log that names a
-log format defined only further down (ngx_http_log_set_log looks it up as it reads), access
-logs that buffer one file differently (the file is opened once, its buffer set by the first),
-and the shared memory zones every module declares in one list (ngx_shared_memory_add). The
-server names of each listen address nginx hashes: spec/merged_names.py.
+fails); ssl_verify_client without the CAs, and the OCSP settings (spec/handlers_ocsp.py), in
+a server with a certificate (ngx_http_ssl_merge_srv_conf). In the order nginx reads the
+files: an access_log that names a log format defined only further down (ngx_http_log_set_log
+looks it up as it reads), access logs that buffer one file differently (the file is opened
+once, its buffer set by the first), and the shared memory zones every module declares in one
+list (ngx_shared_memory_add). The server names of each listen address nginx hashes:
+spec/merged_names.py.
 
 nginx's defaults here are those of a 64-bit machine with 4 KiB pages (ngx_pagesize; 64 ×
 sizeof(void *)): x86-64 and the usual arm64 kernels.
@@ -25,6 +26,7 @@ from tpgen.spec.directive_values import PAGE_SIZE, flag_on, number, size, time
 from tpgen.spec.directives import declared_zone
 from tpgen.spec.edge import version_text
 from tpgen.spec.handlers_certificates import unchecked_clients
+from tpgen.spec.handlers_ocsp import ocsp_refusals
 from tpgen.spec.merged_names import names_hash_refusals
 from tpgen.spec.nginx_syntax import Directive, with_snippets
 from tpgen.spec.nginx_table import Version
@@ -347,6 +349,7 @@ def _walk(
     if context == "server":
         yield from _header_buffers(settings)
         yield from _client_verification(settings, reading.version)
+        yield from _ocsp_settings(settings, reading.version)
         if reading.version < _NO_SSL_DIRECTIVE:
             yield from _ssl_without_certificate(settings)
     if context in ("server", "location"):
@@ -471,6 +474,18 @@ def _client_verification(settings: Settings, version: Version) -> Iterator[tuple
     reason = unchecked_clients(verify.directive, authorities, version) if serves else None
     if reason is not None:
         yield verify.directive, reason
+
+
+def _ocsp_settings(settings: Settings, version: Version) -> Iterator[tuple[Directive, str]]:
+    """ngx_http_ssl_merge_srv_conf: the OCSP settings of a server that has a certificate (or
+    rejects handshakes), blamed on the snippet's directive set nearest it."""
+    if "ssl_certificate" not in settings and not _flag_on(settings, "ssl_reject_handshake"):
+        return
+    in_force = {name: setting.directive.args for name, setting in settings.items()}
+    for names, reason in ocsp_refusals(in_force, version):
+        blamed = _blamed(settings, names)
+        if blamed is not None:
+            yield blamed, reason
 
 
 # The ssl directive's last release (1.25.1 removed it, and the table refuses it there).

@@ -1,7 +1,8 @@
 """nginx's reading of a server's address (ngx_parse_url, src/core/ngx_inet.c) where it takes no
-URI part and no port range — a resolver's, a syslog server's, an upstream server's — and the
-pieces a listen's reading (spec/handlers_listen.py) shares: a unix socket's path, and whether a
-host name can be one getaddrinfo finds (whether it resolves on the node only the node knows).
+URI part and no port range — a resolver's, a syslog server's, an upstream server's — or a URI
+part after it (an OCSP responder's), and the pieces a listen's reading
+(spec/handlers_listen.py) shares: a unix socket's path, and whether a host name can be one
+getaddrinfo finds (whether it resolves on the node only the node knows).
 """
 
 from __future__ import annotations
@@ -89,3 +90,17 @@ def _inet_url(url: str) -> str | None:
     # 255.255.255.255 is INADDR_NONE to ngx_inet_addr: getaddrinfo reads it.
     named = inet_addr(host) is None and host != "255.255.255.255"
     return "host not found" if named and host_name_problem(host) else None
+
+
+def url_before_uri_problem(url: str) -> str | None:
+    """url_problem of the address before a URI part nginx takes after it (u->uri_part): a
+    unix: path's ends at a colon, an [IPv6] address's at the first / after its ], another's at
+    the first / or ?."""
+    if url[:5].lower() == "unix:":
+        return unix_path_problem(url[5:].partition(":")[0])
+    if url.startswith("["):
+        bracket = url.find("]")
+        slash = url.find("/", bracket + 1) if bracket >= 0 else -1
+        return _inet6_url(url[:slash] if slash >= 0 else url)
+    ends = [at for at in (url.find("/"), url.find("?")) if at >= 0]
+    return _inet_url(url[: min(ends)] if ends else url)
