@@ -62,7 +62,10 @@ _VARIABLE_NAME = re.compile(r"\$([A-Za-z0-9_]+)")
 SIZE_SCHEMA: dict[str, object] = {
     "anyOf": [
         {"type": "integer", "minimum": 0},
-        {"type": "string", "pattern": r"^[ \t]*[0-9]+(\.[0-9]+)?[ \t]*([kmgtpKMGTP]i?)?[bB]?[ \t]*$"},
+        {
+            "type": "string",
+            "pattern": r"^[ \t]*[0-9]+(\.[0-9]+)?[ \t]*([kmgtpKMGTP]i?)?[bB]?[ \t]*$",
+        },
     ]
 }
 DURATION_SCHEMA: dict[str, object] = {
