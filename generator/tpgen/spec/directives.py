@@ -541,14 +541,14 @@ def _if_references(args: tuple[str, ...]) -> Iterator[str]:
 
 def _unknown_variable(
     directive: Directive,
-    command: Command,
+    script: str | None,
     target: Target,
     defined: frozenset[tuple[str, str]],
     family: str,
 ) -> str | None:
     version = target.version
     names, prefixes = module_variables(version, family)
-    for variable in _references(directive, command.script):
+    for variable in _references(directive, script):
         name = variable.lower()
         if (family, name) in defined:
             continue
@@ -567,7 +567,7 @@ def _stream_variables(target: Target) -> Callable[[Directive], str | None]:
     defined = target.defined
     if defined is None:
         return lambda _: None
-    return lambda directive: _unknown_variable(directive, target, defined, "stream")
+    return lambda directive: _unknown_variable(directive, "all", target, defined, "stream")
 
 
 def _undefined(variable: str, version: Version, family: str) -> str:
@@ -767,7 +767,7 @@ def _reference_refusal(
     family = variable_family(context)
     scripted = family is not None and not command.literal
     if target.defined is not None and family is not None and scripted:
-        unknown = _unknown_variable(directive, command, target, target.defined, family)
+        unknown = _unknown_variable(directive, command.script, target, target.defined, family)
         if unknown is not None:
             return unknown
     if context in HTTP_CONTEXTS:
