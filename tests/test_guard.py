@@ -27,7 +27,7 @@ from tpgen.ops.guard.detect import (
 from tpgen.ops.guard.diskstats import SlowWatch, parse_diskstats
 from tpgen.ops.guard.policy import GuardError, Policy, policy_from
 from tpgen.ops.guard.sources import MAX_LINE, Follower
-from tpgen.ops.guard.state import GuardState, read_state, write_state
+from tpgen.ops.guard.state import GuardState, read_state, write_atomic, write_state
 from tpgen.plan.guard import guard_plan
 
 FIXTURES = Path(__file__).parent / "fixtures" / "guard"
@@ -820,3 +820,23 @@ def test_what_nginx_or_the_reload_prints_may_be_any_bytes(tmp_path: Path) -> Non
     assert result.message == (
         "nginx -t refused the config with d3 failed: exit 1: bad \ufffd\ufffd bytes"
     )
+
+
+def test_a_failed_write_reports_its_own_error_when_the_clean_up_fails_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rename's error is the one a user must see; the left temporary file is the lesser harm."""
+    target = tmp_path / "guard-state.json"
+    target.write_text("old\n")
+
+    def refuse(*_: object) -> None:
+        raise OSError("rename refused")
+
+    def unremovable(_: object) -> None:
+        raise PermissionError("unlink refused")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    monkeypatch.setattr(os, "unlink", unremovable)
+    with pytest.raises(OSError, match="rename refused"):
+        write_atomic(str(target), "new\n")
+    assert target.read_text() == "old\n"

@@ -30,10 +30,18 @@ from .diagnose import diagnose
 from .drift import check_drift, normalize_config
 from .errorlog import DEFAULT_SINCE, LogCounts, check_log, parse_since, scan_error_log
 from .findings import DoctorError, Finding, Level, worst
-from .layout import DEFAULT_CONFIG, DoctorInputs, Layout, LayoutDisk, read_layout, with_endpoints
+from .layout import (
+    DEFAULT_CONFIG,
+    GUARD_STATE_FILE,
+    DoctorInputs,
+    Layout,
+    LayoutDisk,
+    read_layout,
+    with_endpoints,
+)
 from .mounts import MountEntry, check_mount, mount_at, parse_mountinfo
 from .nginx_build import NginxBuild, check_threads, parse_nginx_v
-from .prometheus import GUARD_STATE_FILE, metrics_text, write_textfile
+from .prometheus import metrics_text, write_textfile
 from .readahead import check_read_ahead
 from .report import JSON_SCHEMA_ID, report_json, report_text
 from .run import node_report, run_doctor

@@ -16,6 +16,9 @@ from typing import Any, TypedDict
 from ...spec.units import parse_size
 from .findings import DoctorError
 
+# Written by tpgen guard, read by doctor and its metrics: named in the code Ansible ships.
+GUARD_STATE_FILE = "/var/lib/tpgen/guard-state.json"
+
 DEFAULT_CONFIG = "/etc/nginx/nginx.conf"
 
 
@@ -54,7 +57,7 @@ class DoctorInputs:
     expected_config: str | None = None  # the rendered text, when the spec is at hand
     nginx_binary: str = "nginx"
     source: str = "<layout>"
-    guard_state: str = "/var/lib/tpgen/guard-state.json"  # tpgen guard's decisions, if any
+    guard_state: str = GUARD_STATE_FILE  # tpgen guard's decisions, if any
 
 
 def read_layout(data: object, source: str = "<layout>") -> Layout:

@@ -26,14 +26,13 @@ from typing import Any
 from .diagnose import diagnose
 from .errorlog import DEFAULT_SINCE, parse_since
 from .findings import DoctorError, Finding, Level, worst
-from .layout import DEFAULT_CONFIG, DoctorInputs, Layout, LayoutDisk, read_layout
+from .layout import DEFAULT_CONFIG, GUARD_STATE_FILE, DoctorInputs, Layout, LayoutDisk, read_layout
 from .mounts import MountEntry, mount_at, parse_mountinfo
 from .space import DEFAULT_MIN_FREE_RATIO, INODE_MIN_FREE_RATIO, FsUsage
 from .system import HostSystem, System
 
 DISK_STATES = ("active", "draining", "failed")
 GUARD_STATES = ("active", "draining", "failed", "slow")
-GUARD_STATE_FILE = "/var/lib/tpgen/guard-state.json"  # written by tpgen guard (issue 14)
 GUARD_STATE_VERSION = 1
 
 

@@ -12,6 +12,7 @@ a device or one of guard's inputs (the spec) is refused.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -21,10 +22,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tpgen.files import Target, existing_target, read_head, write_output
+from tpgen.ops.doctor.layout import GUARD_STATE_FILE
 
 VERSION = 1
 STATES = ("active", "failed", "draining", "slow")
-DEFAULT_STATE_FILE = "/var/lib/tpgen/guard-state.json"
+DEFAULT_STATE_FILE = GUARD_STATE_FILE
 MAX_BYTES = 1 << 20
 # How a refusal names the file: the option of `tpgen guard` that chose it.
 STATE = Target("--state", "the state")
@@ -145,7 +147,8 @@ def write_atomic(path: str, text: str, mode: int = 0o644, *, like: str | None = 
             os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
-        if os.path.exists(temp):
+        # The error that stopped the write is the one to report, not a failed clean-up.
+        with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
     dir_fd = os.open(directory, os.O_RDONLY)
