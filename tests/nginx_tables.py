@@ -1021,6 +1021,33 @@ HANDLER_CASES = [
         "server { listen 127.0.0.1:19999 proxy_protocol; } "
         "server { listen 127.0.0.1:19999 http2; }",
     ),
+    # A listen of localhost is on 127.0.0.1 (and on some nodes ::1 as well): it merges with
+    # 127.0.0.1's listens, and those of the same name, there.
+    (
+        "http",
+        "server { listen localhost:19999 default_server; } "
+        "server { listen 127.0.0.1:19999 default_server; }",
+    ),
+    (
+        "http",
+        "server { listen localhost:19999 default_server; } "
+        "server { listen LocalHost:19999 default; }",
+    ),
+    ("http", "server { listen localhost:19999; listen 127.0.0.1:19999; }"),
+    ("http", "server { listen localhost; listen localhost:80; }"),
+    (
+        "http",
+        "server { listen localhost:19999 backlog=10; } "
+        "server { listen 127.0.0.1:19999 reuseport; }",
+    ),
+    ("http", "server { listen localhost:19999 ssl; }"),
+    (
+        "http",
+        "server { listen localhost:19999 default_server; } "
+        "server { listen 127.0.0.1:19998 default_server; }",
+    ),
+    ("http", "server { listen localhost:19999; } server { listen 127.0.0.1:19999 backlog=10; }"),
+    ("http", "server { listen localhost:19999 ssl; ssl_reject_handshake on; }"),
     # A listen ... ssl address whose default server has no certificate.
     ("http", "server { listen 127.0.0.1:19999 ssl; }"),
     ("http", "server { listen 127.0.0.1:19999 ssl; ssl_reject_handshake on; }"),

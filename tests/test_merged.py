@@ -503,6 +503,21 @@ NAMES_CASES: list[tuple[dict[str, str], bool]] = [
     ({"http": f"server {{ listen localhost:19577; server_name ~^(?<h>.+)$ {A47}; }}"}, REFUSED),
     ({"http": f"server {{ listen localhost:19578; server_name ~^.+$ {A47}; }}"}, TAKEN),
 ]
+# A listen of localhost is on 127.0.0.1, where tpgen's status server listens (127.0.0.1:8081,
+# after the http snippets' servers).
+LISTEN_NAME_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"http": "server { listen localhost:8081 ssl; }"}, REFUSED),
+    ({"http": "server { listen localhost:8081 ssl; ssl_reject_handshake on; }"}, REFUSED),
+    ({"http": "server { listen localhost:8081 default_server; }"}, TAKEN),
+    ({"http": "server { listen localhost:8081 backlog=10; }"}, TAKEN),
+    (
+        {
+            "http": "server { listen localhost:19591 default_server; } "
+            "server { listen 127.0.0.1:19591 default_server; }"
+        },
+        REFUSED,
+    ),
+]
 # Two certificates: tpgen's two servers share 0.0.0.0:443 and tpgen sets a bucket of 128 for
 # its 47-character name.
 TLS_NAMES = {
@@ -543,6 +558,7 @@ def with_snippets(
         (TLS_CASES, TLS),
         (OCSP_CASES, TLS),
         (NAMES_CASES, {}),
+        (LISTEN_NAME_CASES, {}),
         (TLS_NAMES_CASES, TLS_NAMES),
         (EMPTY_CERTIFICATE_CASES, ORIGIN_TLS),
         (INNER_CERTIFICATE_CASES, {}),
@@ -552,6 +568,7 @@ def with_snippets(
         "tls",
         "ocsp",
         "names",
+        "listen-names",
         "tls-names",
         "empty-certificates",
         "inner-certificates",
@@ -765,6 +782,37 @@ def test_the_servers_on_one_host_name_are_hashed_together(
     (found,) = extra_file_problems(node, paths)
     assert f"(47 characters) on each address of {host.lower()}:19579, where nginx hashes the " in (
         found.message
+    )
+
+
+def test_the_listens_of_one_host_name_are_merged_on_each_of_its_addresses(
+    nginx_binary: str, tmp_path: Path
+) -> None:
+    """A second default server, or socket options, among the listens of one name and port
+    is refused on every node (this machine's host name: its /etc/hosts); the name against an
+    address, or a server on it that may not be the first, is not known here."""
+    host = socket.gethostname()
+    assert socket.getaddrinfo(host, None)  # else nginx says "host not found"
+    cases = [
+        ({"http": f"server {{ listen {host}:19584 default_server; }} "
+                  f"server {{ listen {host.upper()}:19584 default_server; }}"}, REFUSED),
+        ({"http": f"server {{ listen {host}:19585 backlog=10; }} "
+                  f"server {{ listen {host}:19585 reuseport; }}"}, REFUSED),
+        ({"http": f"server {{ listen {host}:19586; listen {host}:19586; }}"}, REFUSED),
+        ({"http": f"server {{ listen {host}:19587 ssl default_server; }}"}, REFUSED),
+        ({"http": f"server {{ listen {host}:19588 default_server; }} "
+                  f"server {{ listen {host}:19589 default_server; }}"}, TAKEN),
+        ({"http": f"server {{ listen {host}:19590 backlog=10; }} "
+                  f"server {{ listen {host}:19590; }}"}, TAKEN),
+        ({"http": f"server {{ listen {host}:19592 ssl; ssl_reject_handshake on; }}"}, TAKEN),
+    ]  # fmt: skip
+    assert merge_disagreements(nginx_binary, tmp_path, cases, {}) == []
+    node, _, paths = with_snippets(tmp_path, cases[0][0])
+    (found,) = extra_file_problems(node, paths)
+    assert found.message.endswith(
+        f"makes a second default server for each address of {host.lower()}:19584, where the "
+        f"snippet has one as well (nginx: a duplicate default server for each address of "
+        f"{host.lower()}:19584): keep one default_server"
     )
 
 

@@ -43,6 +43,7 @@ from .specs import spec
 from .test_merged import (
     EMPTY_CERTIFICATE_CASES,
     INNER_CERTIFICATE_CASES,
+    LISTEN_NAME_CASES,
     LOG_BUFFER_CASES,
     NAMES_CASES,
     OCSP_CASES,
@@ -85,8 +86,14 @@ def trixie_nginx(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.mark.parametrize(
     ("cases", "sections"),
-    [(NAMES_CASES, {}), (TLS_NAMES_CASES, TLS_NAMES), (LOG_BUFFER_CASES, {}), (OCSP_CASES, TLS)],
-    ids=["names", "tls", "log-buffers", "ocsp"],
+    [
+        (NAMES_CASES, {}),
+        (LISTEN_NAME_CASES, {}),
+        (TLS_NAMES_CASES, TLS_NAMES),
+        (LOG_BUFFER_CASES, {}),
+        (OCSP_CASES, TLS),
+    ],
+    ids=["names", "listen-names", "tls", "log-buffers", "ocsp"],
 )
 def test_tpgen_refuses_what_nginx_1_26_refuses_of_the_whole_config(
     trixie_nginx: str,

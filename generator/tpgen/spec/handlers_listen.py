@@ -11,8 +11,10 @@ ngx_http_add_addresses (src/http/ngx_http.c) refuses when it merges the servers'
 address: a second default server, a second listen with socket options,
 the same address twice in one server; and, from ngx_http_ssl_init
 (src/http/modules/ngx_http_ssl_module.c), an SSL address whose default server has no
-certificate. A host name is resolved by nginx when it loads the config: whether it resolves on
-the node is not known here, so a name is taken (and not compared with other addresses).
+certificate. A host name is resolved by nginx when it loads the config, to addresses that differ
+per node: what is certain is that the listens of one name and port share each of them (a
+second default server, or options, among those is refused on every node), and that localhost
+is 127.0.0.1 (host_name_sockets); a name is not compared with other addresses.
 """
 
 from __future__ import annotations
@@ -137,10 +139,10 @@ _LOCALHOST = int.from_bytes(socket.inet_aton("127.0.0.1"), "big")
 
 def host_name_sockets(url: str) -> tuple[Socket, ...]:
     """What is known of the addresses a listen of a host name (one listen_address reads as
-    None) is on, for the server names nginx hashes per address: one "name" socket standing
-    for every address the name resolves to, which every listen of that name and port shares
-    (caseless, as the resolver reads it); localhost's 127.0.0.1 instead. None for a port
-    range: which of its ports a name gets is not read here."""
+    None) is on, for the listen rules and the server names nginx hashes per address: one
+    "name" socket standing for every address the name resolves to, which every listen of
+    that name and port shares (caseless, as the resolver reads it); localhost's 127.0.0.1
+    instead. None for a port range: which of its ports a name gets is not read here."""
     host, colon, port_text = url.partition(":")
     ports = _ports(port_text) if colon else (80, 80)
     if isinstance(ports, str) or ports[0] != ports[1]:
@@ -349,16 +351,16 @@ def listened(sockets: tuple[Socket, ...], version: Version) -> tuple[Socket, ...
 
 
 def server_listens(
-    listens: Sequence[Directive], version: Version, *, tpgen: bool, host_names: bool = False
+    listens: Sequence[Directive], version: Version, *, tpgen: bool
 ) -> tuple[Listen, ...]:
-    """The listens of a server whose address and parameters nginx takes (a host name aside;
-    ``host_names``: with what host_name_sockets knows of its addresses)."""
+    """The listens of a server whose address and parameters nginx takes (a host name's with
+    what host_name_sockets knows of its addresses)."""
     found = []
     for directive in listens:
         if not directive.args:
             continue
         sockets = listen_address(directive.args[0])
-        if sockets is None and host_names:
+        if sockets is None:
             sockets = host_name_sockets(directive.args[0])
         sockets = listened(sockets, version) if isinstance(sockets, tuple) else sockets
         options = listen_options(directive.args, version)
@@ -382,6 +384,7 @@ class Address:
     set the options, the default server's, and whether any is ssl."""
 
     text: str = ""
+    family: str = ""
     servers: list[int] = field(default_factory=list)
     options: Listen | None = None
     default: Listen | None = None
@@ -405,7 +408,7 @@ def _merge(item: Socket, listen: Listen, index: int, state: Address) -> tuple[Li
             "keep one"
         )
     state.servers.append(index)
-    state.text = item.text
+    state.text, state.family = item.text, item.family
     if listen.options.options and state.options is not None:
         mine, theirs = _sides(listen, state.options)
         return mine, (
@@ -464,6 +467,8 @@ def _uncertified(address: Address, servers: Sequence[Server]) -> tuple[Directive
     needs a certificate; one that rejects handshakes needs one in each of its servers."""
     if address.ssl is None or not address.servers:
         return None
+    if address.family == "name" and address.default is None:
+        return None  # the first server on each address the name resolves to is not known
     server = _lacking_certificate(address, servers)
     if server is None:
         return None

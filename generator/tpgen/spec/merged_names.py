@@ -135,11 +135,7 @@ def _server(
     # nginx names a server "" only where it has no server_name at all (regexes count).
     unnamed = () if words else (_Name("", None, from_snippet),)
     return _Server(
-        tuple(
-            item
-            for d, mine in listens
-            for item in server_listens([d], version, tpgen=not mine, host_names=True)
-        ),
+        tuple(item for d, mine in listens for item in server_listens([d], version, tpgen=not mine)),
         tuple(names) or unnamed,
         captures,
     )
