@@ -1436,6 +1436,24 @@ NO_PCRE_CASES: list[tuple[str, str, bool]] = [
     # A map's ~ key is a plain string: not compiled, nor a regex that fails to.
     ("http", "map $uri $x { ~( 1; ~*^/a 2; default 0; }", False),
     ("http", "map $uri $x { ~^/(?<y>a) 1; }", False),
+    # ... so its named captures define no variable.
+    ("http", "map $uri $x { ~^/(?<y>a) 1; } map $y $z { default 0; }", True),
+    ("http", "map $uri $x { ~^/(?<y>a) 1; } map $x $z { default 0; }", False),
+    ("http", "map $uri $y { ~^/(?<y>a) 1; } map $y $z { default 0; }", False),
+    ("server", "add_header X $y; location ~ ^/(?<y>a) { }", True),
+    ("server", r"add_header X $y; server_name ~^(?<y>a)\.net$;", True),
+    (
+        "main",
+        "stream { map $remote_addr $x { ~^(?<y>1) 1; } "
+        "server { listen 127.0.0.1:19002; proxy_pass $y:80; } }",
+        True,
+    ),
+    (
+        "main",
+        "stream { map $remote_addr $x { ~^(?<y>1) 1; } "
+        "server { listen 127.0.0.1:19002; proxy_pass $x:80; } }",
+        False,
+    ),
     ("location", "rewrite ^ /a;", True),
     ("location", "if ($uri) {}", True),
     # stream's server_name came in 1.25.5: unknown to 1.22, a regex refused by 1.26.
@@ -1453,7 +1471,7 @@ def no_pcre_disagreements(run: Runner, root: Path, version: Version) -> list[tup
         tree = parse(text + "\n")
         target = Target(
             version,
-            defined=defined_variables(tree, context),
+            defined=defined_variables(tree, context, pcre=False),
             names=frozenset(defined_names(tree, context)),
             used=directive_names(tree),
             build=Build(version, NO_PCRE),

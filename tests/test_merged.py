@@ -762,6 +762,23 @@ def test_a_regex_name_s_captures_count_only_where_nginx_compiles_it(
     assert len(extra_file_problems(node, paths)) == 1
 
 
+def test_a_map_key_s_named_captures_define_variables_only_where_nginx_has_pcre(
+    tmp_path: Path,
+) -> None:
+    """Without PCRE a map's ~ key is a plain string: its (?<y>...) defines no $y
+    (NO_PCRE_CASES hold the no-PCRE nginx's verdicts)."""
+    snippets = {"http": "map $uri $x { ~^/(?<y>a) 1; }\nmap $y $z { default 0; }"}
+    node, _, paths = with_snippets(tmp_path, snippets, nginx={"version": "1.22.1"})
+    assert extra_file_problems(node, paths) == []
+    built = {"version": "1.22.1", "configure": NO_PCRE}
+    node, _, paths = with_snippets(tmp_path, snippets, nginx=built)
+    (found,) = extra_file_problems(node, paths)
+    assert found.message == (
+        f"{tmp_path}/http.conf line 2: map: uses $y, which neither nginx 1.22.1 nor the config "
+        'defines (nginx: unknown "y" variable): check the spelling, or define it (set, map)'
+    )
+
+
 def test_the_servers_on_one_host_name_are_hashed_together(
     nginx_binary: str, tmp_path: Path
 ) -> None:

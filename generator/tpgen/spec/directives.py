@@ -471,23 +471,26 @@ def defined_variable(directive: Directive) -> str | None:
 
 
 def defined_variables(
-    directives: tuple[Directive, ...], context: str = "main"
+    directives: tuple[Directive, ...], context: str = "main", *, pcre: bool = True
 ) -> frozenset[tuple[str, str]]:
     """(family, name) of each variable a config's blocks of ``context`` define (lowercase, no
     $): by set, map, geo, … at any depth, and by the named captures of its regexes (a map's
-    entries' too); a name defined in http is not stream's, nor the other way round."""
+    entries' too) where nginx has PCRE (``pcre``); a name defined in http is not stream's,
+    nor the other way round."""
     found: set[tuple[str, str]] = set()
     family = variable_family(context)
     for directive in directives:
         variable = defined_variable(directive)
         if family is not None and variable is not None:
             found.add((family, variable.removeprefix("$").lower()))
-        if family is not None:
+        # Without PCRE nothing is compiled as a regex: a map's ~ key is a plain string, and
+        # a regex location or server name is refused.
+        if family is not None and pcre:
             words = " ".join((directive.name, *directive.args))
             found.update((family, (a or b).lower()) for a, b in _CAPTURE.findall(words))
         if directive.block is not None:
             inner = INNER_CONTEXTS.get((context, directive.name), context)
-            found |= defined_variables(directive.block, inner)
+            found |= defined_variables(directive.block, inner, pcre=pcre)
     return frozenset(found)
 
 

@@ -274,7 +274,7 @@ def _target(
     return Target(
         version,
         unchecked_names=foreign,
-        defined=_whole_config_variables(tree, here) if whole and not foreign else None,
+        defined=_whole_config_variables(tree, here, build) if whole and not foreign else None,
         names=names,
         used=used,
         build=build,
@@ -311,11 +311,13 @@ def _foreign_module(version: tuple[int, ...], build: Build | None, loads: list[s
 
 
 def _whole_config_variables(
-    tree: tuple[Directive, ...], here: list[_Snippet]
+    tree: tuple[Directive, ...], here: list[_Snippet], build: Build | None
 ) -> frozenset[tuple[str, str]]:
-    """The variables tpgen's config and the snippets define."""
-    return defined_variables(tree).union(
-        *(defined_variables(snippet.directives, snippet.where[1]) for snippet in here)
+    """The variables tpgen's config and the snippets define (``build``: nginx.configure's,
+    whose PCRE makes regexes' named captures variables)."""
+    pcre = build is None or build.pcre
+    return defined_variables(tree, pcre=pcre).union(
+        *(defined_variables(s.directives, s.where[1], pcre=pcre) for s in here)
     )
 
 
