@@ -403,8 +403,10 @@ def _whose(listen: Listen) -> str:
 def _merge(item: Socket, listen: Listen, index: int, state: Address) -> tuple[Listen, str] | None:
     """ngx_http_add_server and ngx_http_add_addresses for one socket of a listen."""
     if index in state.servers:
+        # nginx names the address a host name resolved to, which is not known here.
+        said = f"for {item.text}" if item.family == "name" else item.text
         return listen, (
-            f"listens on {item.text} twice in one server (nginx: a duplicate listen {item.text}): "
+            f"listens on {item.text} twice in one server (nginx: a duplicate listen {said}): "
             "keep one"
         )
     state.servers.append(index)
