@@ -24,6 +24,7 @@ from tpgen.api import bucket_for_key, disk_for_key, make_plan, spec_from_mapping
 from tpgen.cli import main
 from tpgen.errors import SpecError, format_path, printable
 from tpgen.spec.load import load_spec_text, plain_data
+from tpgen.spec.yaml11 import yaml11_kind
 
 from .conftest import ROOT
 from .specs import disk, write_spec
@@ -265,6 +266,54 @@ def test_numbers_yaml_readers_disagree_on_are_refused_with_the_decimal_form(
         f"{path}:1: node.cores: {value!r}: write it in plain decimal digits; YAML readers "
         f"disagree on numbers with a leading 0, 0x, 0o, 0b or _ (tpgen would read {read})"
     ]
+
+
+_YAML11 = "unquoted is {} to YAML 1.1 readers (Ansible, PyYAML) and {} to tpgen: {}"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where", "message"),
+    [
+        ("name: n1", "name: 2024-01-01", "1: node.name",
+         "2024-01-01 " + _YAML11.format("a date", "text", "quote it ('2024-01-01')")),
+        ("name: n1", "name: 2024-01-01 10:00:00", "1: node.name",
+         "2024-01-01 10:00:00 "
+         + _YAML11.format("a date", "text", "quote it ('2024-01-01 10:00:00')")),
+        ("name: n1", "name: !!timestamp 2024-01-01", "1: node.name",
+         "2024-01-01 " + _YAML11.format("a date", "text", "quote it ('2024-01-01')")),
+        ("cores: 4", "cores: 1:30", "1: node.cores",
+         "1:30 " + _YAML11.format("a number", "text", "quote it ('1:30')")),
+        ("name: n1", "name: off", "1: node.name",
+         "off " + _YAML11.format(
+             "false", "text", "write false for a boolean, or quote it ('off') for text")),
+        ("name: n1", "name: n1, 2024-01-01: x", "1: node",
+         "2024-01-01 " + _YAML11.format("a date", "text", "quote it ('2024-01-01')")),
+        ("cores: 4", "cores: 4e0", "1: node.cores",
+         "4e0 " + _YAML11.format(
+             "text", "a number",
+             "write it with a dot and a signed exponent (1.0e+3), or quote it for text")),
+    ],
+)  # fmt: skip
+def test_unquoted_values_yaml_11_types_apart_are_refused_with_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, where: str, message: str
+) -> None:
+    # The role reads the spec through Ansible (YAML 1.1): a date where tpgen read text.
+    path = spec_file(tmp_path, GOOD.replace(old, new))
+    assert validate(path, capsys) == [f"{path}:{where}: {message}"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["2024-01-01", "2024-1-1 1:02:03.5 +01:00", "2024-01-01t10:00:00Z", "1:30", "-1:30.5",
+     "0755", "0b1_0", "0x_F", "1_0", "1_0.5", "1.", ".5e+3", "1e3", "1.5E+3", "+.INF", ".NaN",
+     ".nan", "yes", "NO", "On", "oFF", "y", "~", "null", "NULL", "", "<<", "=", "==", "abc",
+     "2024-01-01x", "12:60", "0:30", "0999"],
+)  # fmt: skip
+def test_yaml11_kinds_are_pyyaml_own(value: str) -> None:
+    import yaml
+
+    tag = yaml.resolver.Resolver().resolve(yaml.ScalarNode, value, (True, False))
+    assert yaml11_kind(value) == tag.removeprefix("tag:yaml.org,2002:")
 
 
 @pytest.mark.parametrize("value", ["+4", "4"])

@@ -60,7 +60,7 @@ def render(
     Returns the config text and the node layout of its plan (a JSON-safe dict).
     """
     api = _import_tpgen()
-    node_spec = api.spec_from_mapping(api.plain_data(spec), source=source)
+    node_spec = api.spec_from_mapping(api.plain_data(spec, source), source=source)
     files = certificates(node_spec) if certificates is not None else {}
     plan = api.make_plan(node_spec, source, certificates=api.tls_file_facts(node_spec, files))
     text = api.render_config(plan, source)

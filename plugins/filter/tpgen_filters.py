@@ -11,11 +11,11 @@ from typing import Any
 from ansible.errors import AnsibleFilterError
 
 
-def plain(value: Any) -> Any:
+def plain(value: Any, source: str = "tpgen_spec") -> Any:
     """Plain dict/list/scalars (Ansible passes tagged subclasses): tpgen's own normaliser."""
     api = _api()
     try:
-        return api.plain_data(value, "tpgen_spec")
+        return api.plain_data(value, source)
     except api.SpecError as exc:
         # A structure that contains itself or nests without bound: say so, not a traceback.
         raise AnsibleFilterError(f"tpgen rejected the spec:\n{exc}") from None
@@ -42,7 +42,7 @@ def _plan(spec: Any, source: str) -> Any:
             f"{source}: expected the node spec as a mapping, got {type(spec).__name__}"
         )
     try:
-        return api.make_plan(api.spec_from_mapping(plain(spec), source=source), source)
+        return api.make_plan(api.spec_from_mapping(plain(spec, source), source=source), source)
     except api.SpecError as exc:
         raise AnsibleFilterError(f"tpgen rejected the spec:\n{exc}") from None
 
@@ -105,7 +105,7 @@ def tpgen_tls_problems(spec: Any, files: Any = None, source: str = "tpgen_spec")
     ``files`` maps node paths to (missing, not PEM, key and certificate not a pair)."""
     api = _api()
     try:
-        parsed = api.spec_from_mapping(plain(spec), source=source)
+        parsed = api.spec_from_mapping(plain(spec, source), source=source)
     except api.SpecError as exc:
         raise AnsibleFilterError(f"tpgen rejected the spec:\n{exc}") from None
     mapping = {str(k): str(v) for k, v in dict(files or {}).items()}
@@ -117,7 +117,7 @@ def tpgen_extra_problems(spec: Any, files: Any = None, source: str = "tpgen_spec
     controller copies (missing, unreadable, a directive that breaks the per-disk layout)."""
     api = _api()
     try:
-        parsed = api.spec_from_mapping(plain(spec), source=source)
+        parsed = api.spec_from_mapping(plain(spec, source), source=source)
         mapping = {str(k): str(v) for k, v in dict(files or {}).items()}
         return [str(item) for item in api.extra_file_problems(parsed, mapping, source)]
     except api.SpecError as exc:

@@ -10,7 +10,10 @@ from typing import Any
 
 import pytest
 import yaml
+from ansible.parsing.yaml.loader import AnsibleLoader
 from tpgen.api import disk_for_key, make_plan, node_layout, spec_from_mapping
+from tpgen.errors import SpecError
+from tpgen.spec.load import load_spec_text, parse_spec_text
 
 SPEC: dict[str, Any] = {
     "node": {"name": "edge-test-01"},
@@ -236,3 +239,62 @@ def test_disk_states_fails_the_named_disks_and_leaves_the_rest(filters: ModuleTy
     assert filters.tpgen_disk_states(FULL, []) == FULL
     with pytest.raises(filters.AnsibleFilterError, match="expected a mapping, got list"):
         filters.tpgen_disk_states(["not", "a", "spec"], [])
+
+
+# Unquoted values YAML 1.1 (Ansible reading host_vars) and YAML 1.2 (tpgen) type apart, and
+# values both read alike: a spec `tpgen validate` accepts is the same data to the role.
+IMPLICIT = [
+    "2024-01-01", "2024-01-01 10:00:00", "2024-01-01T10:00:00Z", "1:30", "1:30.5", "0755",
+    "0o17", "0x1F", "1_000", "1_000.5", "yes", "no", "on", "off", "Yes", "OFF", "y", "n", "~",
+    "null", "", ".inf", "-.inf", "1e3", "1.5e3", "1.5e+3", "1.", ".5", "+1", "true", "abc",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("value", IMPLICIT)
+def test_what_validate_reads_the_role_reads_alike(value: str) -> None:
+    text = f"a: {value}\n"
+    try:
+        tpgen = parse_spec_text(text).data
+    except SpecError:
+        return
+    ansible = AnsibleLoader(text).get_single_data()
+    assert tpgen == ansible or (tpgen["a"] != tpgen["a"] and ansible["a"] != ansible["a"])  # nan
+
+
+HOST_VARS = yaml.safe_dump(FULL, sort_keys=False).replace("name: edge-test-01", "name: {name}")
+
+
+@pytest.mark.parametrize(
+    ("name", "message", "role"),
+    [
+        (
+            "2024-01-01",
+            "2024-01-01 unquoted is a date to YAML 1.1 readers (Ansible, PyYAML) and text to "
+            "tpgen: quote it ('2024-01-01')",
+            "node.name: a date or time (2024-01-01): a YAML 1.1 reader (Ansible, PyYAML) reads "
+            "an unquoted 2024-01-01 as one; quote it to keep it text",
+        ),
+        (
+            "on",
+            "on unquoted is true to YAML 1.1 readers (Ansible, PyYAML) and text to tpgen: write "
+            "true for a boolean, or quote it ('on') for text",
+            "node.name: true is the wrong type: write text here (quote it if YAML reads it as "
+            "something else)",
+        ),
+    ],
+)
+def test_validate_and_the_role_refuse_an_unquoted_name_yaml_11_types(
+    filters: ModuleType, name: str, message: str, role: str
+) -> None:
+    text = HOST_VARS.format(name=name)
+    with pytest.raises(SpecError) as validated:
+        load_spec_text(text, "host_vars/x.yml")
+    assert [(p.line, p.message) for p in validated.value.problems] == [(2, message)]
+    with pytest.raises(filters.AnsibleFilterError) as caught:
+        filters.tpgen_node_layout(AnsibleLoader(text).get_single_data(), source="host_vars/x.yml")
+    assert str(caught.value).splitlines()[1:] == [f"host_vars/x.yml: {role}"]
+    # quoted, it is the same text to both
+    quoted = HOST_VARS.format(name=f"'{name}'")
+    assert load_spec_text(quoted).node.name == name
+    layout = filters.tpgen_node_layout(AnsibleLoader(quoted).get_single_data())
+    assert layout["node"] == name

@@ -9,6 +9,7 @@ bounds; tags other than YAML's plain scalar types are refused.
 
 from __future__ import annotations
 
+import datetime
 import re
 import warnings
 from collections.abc import Mapping
@@ -27,6 +28,7 @@ from tpgen.errors import Path as FieldPath
 from tpgen.files import MIB, NotUtf8, decode_utf8, read_regular_file
 from tpgen.spec.model import PATTERN_FIXES, NodeSpec, shown
 from tpgen.spec.validate import semantic_problems
+from tpgen.spec.yaml11 import yaml11_kind
 
 LineMap = dict[FieldPath, int]
 
@@ -110,6 +112,12 @@ class _Plain:
                 return [self.convert(value, (*path, i)) for i, value in enumerate(node)]
             finally:
                 self.open.discard(id(node))
+        if isinstance(node, datetime.date | datetime.time):
+            raise self.refuse(
+                path,
+                f"a date or time ({node.isoformat()}): a YAML 1.1 reader (Ansible, PyYAML) reads "
+                "an unquoted 2024-01-01 as one; quote it to keep it text",
+            )
         for kind in (bool, int, float, str):
             if isinstance(node, kind):
                 if isinstance(node, int) and not isinstance(node, bool) and _too_big(node):
@@ -433,6 +441,14 @@ class _Document:
             return self.text(node, path)
         if tag not in _TYPED:
             raise self.refuse_tag(node, path)
+        if (
+            tag == f"{_TAG}float"
+            and isinstance(node, _PlainScalar)
+            and yaml11_kind(node.value) != "float"
+        ):
+            fix = "write it with a dot and a signed exponent (1.0e+3), or quote it for text"
+            self.add(self.problem(node, path, _read_apart(node.value, "text", "a number", fix)))
+            return None
         # An explicit !!int, !!bool, !!float or !!null on text that is not one: ruamel's
         # constructors raise whatever their parsing raises, or (!!null) ignore the text.
         try:
@@ -477,6 +493,11 @@ class _Document:
 
     def text(self, node: ScalarNode, path: FieldPath) -> str | None:
         value = str(node.value)
+        if isinstance(node, _PlainScalar) or str(node.tag) != f"{_TAG}str":
+            kind = yaml11_kind(value) if isinstance(node, _PlainScalar) else "timestamp"
+            if kind != "str":
+                self.add(self.problem(node, path, _text_read_apart(value, kind)))
+                return None
         surrogate = _SURROGATE.search(value)
         if surrogate is None:
             return value
@@ -486,6 +507,25 @@ class _Document:
         )
         self.add(self.problem(node, path, message))
         return None
+
+
+def _read_apart(value: str, yaml11: str, tpgen: str, fix: str) -> str:
+    return (
+        f"{value} unquoted is {yaml11} to YAML 1.1 readers (Ansible, PyYAML) and {tpgen} "
+        f"to tpgen: {fix}"
+    )
+
+
+def _text_read_apart(value: str, kind: str) -> str:
+    """Text to tpgen that YAML 1.1 types: the role would get a date, a boolean or a number."""
+    quote = f"quote it ('{value}')"
+    if kind == "bool":
+        truth = "true" if value.lower() in {"yes", "true", "on"} else "false"
+        return _read_apart(
+            value, truth, "text", f"write {truth} for a boolean, or {quote} for text"
+        )
+    reading = {"timestamp": "a date", "int": "a number", "float": "a number"}.get(kind, kind)
+    return _read_apart(value, reading, "text", quote)
 
 
 _UNREADABLE = object()
@@ -555,10 +595,26 @@ class _TooManyNodes(MarkedYAMLError):
     pass
 
 
+class _PlainScalar(ScalarNode):
+    """A scalar written unquoted and untagged: its type is what the reader's YAML version says."""
+
+    __slots__ = ()
+
+
 class _BoundedComposer(Composer):
-    """Stops composing after MAX_VALUES nodes: the pure-Python parser takes ~50 µs a node."""
+    """Stops composing after MAX_VALUES nodes: the pure-Python parser takes ~50 µs a node.
+
+    Marks each unquoted, untagged scalar as a _PlainScalar, which YAML 1.1 readers may type
+    differently from tpgen."""
 
     nodes = 0
+
+    def compose_scalar_node(self, anchor: Any) -> Any:
+        event = self.parser.peek_event()
+        node = super().compose_scalar_node(anchor)
+        if event.ctag is None and event.style is None:
+            node.__class__ = _PlainScalar
+        return node
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         self.nodes += 1
