@@ -342,6 +342,10 @@ def test_locate_offset_and_purge_refuse_an_origin_or_vod_node(
         "tpgen locate: --offset: 'x' is not a size: write a number with a unit, like 4TB, "
         "48GiB, 1MiB\n",
     )
+    assert _run(["locate", str(path), "/a", "--offset", "1.5"])[::2] == (
+        2,
+        "tpgen locate: --offset: '1.5' is 1.5 bytes, and a size is whole bytes: write 1 or 2\n",
+    )
     assert _run(["purge", str(path), "/a"])[::2] == (
         2,
         f"tpgen: this {workload} node keeps no cache: purge runs on cache nodes\n",

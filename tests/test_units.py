@@ -29,6 +29,30 @@ def test_parse_size_rejects_non_sizes_with_the_fix(text: str) -> None:
         parse_size(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("512.5", "'512.5' is 512.5 bytes, and a size is whole bytes: write 512 or 513"),
+        ("1.5", "'1.5' is 1.5 bytes, and a size is whole bytes: write 1 or 2"),
+        ("0.1GiB", "'0.1GiB' is 107374182.4 bytes, and a size is whole bytes: write 107374182 "
+         "or 107374183, or a unit smaller than GiB"),
+        ("0.0001k", "'0.0001k' is 0.1 bytes, and a size is whole bytes: write 0 or 1, or a unit "
+         "smaller than kB"),
+    ],
+)  # fmt: skip
+def test_parse_size_refuses_a_part_of_a_byte_rather_than_round(text: str, message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_size(text)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("1.5GiB", 3 << 29), ("0.5KiB", 512), ("2.50MB", 2_500_000)]
+)
+def test_a_decimal_size_of_whole_bytes_is_read_exactly(text: str, expected: int) -> None:
+    assert parse_size(text) == expected
+
+
 def test_parse_size_rejects_booleans_and_negative_ints() -> None:
     with pytest.raises(ValueError):
         parse_size(True)

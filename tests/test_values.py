@@ -349,6 +349,19 @@ NOT_A_SIZE = "is not a size: write whole bytes or a number with a unit, like 4TB
             100,
             f"100 bytes is outside 512B … 1TiB: {RANGE}",
         ),
+        (
+            "cache",
+            ("workload", "avg_object_size"),
+            "512.5",
+            "'512.5' is 512.5 bytes, and a size is whole bytes: write 512 or 513",
+        ),
+        (
+            "cache",
+            ("node", "memory"),
+            "0.1GiB",
+            "'0.1GiB' is 107374182.4 bytes, and a size is whole bytes: write 107374182 or "
+            "107374183, or a unit smaller than GiB",
+        ),
     ],
 )
 def test_zero_huge_and_non_finite_sizes_are_refused(
@@ -362,7 +375,7 @@ def test_zero_huge_and_non_finite_sizes_are_refused(
     ("size", "message"),
     [
         ("63MiB", f"66,060,288 bytes is outside 64MiB … 1PiB: {RANGE}"),
-        ("1.1PiB", f"1,238,489,897,526,886 bytes is outside 64MiB … 1PiB: {RANGE}"),
+        ("1.5PiB", f"1,688,849,860,263,936 bytes is outside 64MiB … 1PiB: {RANGE}"),
         (2**63, "9223372036854775808 is larger than any disk or file nginx can address (8 EiB)"),
         ("4.0e12", "'4.0e12' is not a size: write a number with a unit, like 4TB, 48GiB, 1MiB"),
     ],

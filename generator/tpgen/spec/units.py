@@ -61,8 +61,26 @@ def parse_size(text: object) -> int:
     if binary and not prefix:
         raise ValueError(f"{text!r} is not a size: 'i' needs a prefix, like KiB or MiB")
     base = 1024 if binary else 1000
-    value = int(Fraction(number) * base ** _POWERS[prefix.lower()])
-    return _at_most_off_t(value, repr(text))
+    exact = Fraction(number) * base ** _POWERS[prefix.lower()]
+    if exact.denominator != 1:
+        # Refused, not rounded: nginx has no part of a byte, and which way to round is a guess.
+        whole = exact.numerator // exact.denominator
+        smaller = f", or a unit smaller than {prefix}{binary}{_bytes or 'B'}" if prefix else ""
+        raise ValueError(
+            f"{text!r} is {_decimal(exact)} bytes, and a size is whole bytes: write {whole} or "
+            f"{whole + 1}{smaller}"
+        )
+    return _at_most_off_t(int(exact), repr(text))
+
+
+def _decimal(value: Fraction) -> str:
+    """A fraction of bytes from a decimal size (its denominator divides a power of 10) in full."""
+    whole, rest = divmod(value, 1)
+    places = 0
+    while rest.denominator != 1:
+        rest *= 10
+        places += 1
+    return f"{whole}.{int(rest):0{places}d}"
 
 
 def _at_most_off_t(value: int, shown: str) -> int:
