@@ -88,6 +88,16 @@ def in_subprocess(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str
 
 # ------------------------------------------------------------------------------------ reading
 
+FLATTEN = ": write the keys of docs/spec.md at their own level"
+RANGES = "; write a value in the field's range (docs/spec.md, Values and limits)"
+CONTAINS_ITSELF = "contains itself (a recursive structure): remove the reference back to it"
+ALIAS_LOOP = "an alias refers to a collection that contains it: point it at an anchor outside"
+MERGE_FIX = (
+    "<< merges a mapping or a list of them: write <<: *name, where &name marks a mapping, or "
+    "<<: [*first, *second]"
+)
+FIX_YAML = "fix the YAML there (a value holding ': ' or ' #' needs quotes)"
+
 
 @pytest.mark.parametrize(
     ("char", "shown"),
@@ -151,7 +161,8 @@ def test_deep_nesting_is_refused_not_a_recursion_error(
 ) -> None:
     path = spec_file(tmp_path, content)
     assert validate(path, capsys) == [
-        f"{path}:{line}: (top): nested deeper than 32 levels (a spec needs 4)"
+        f"{path}:{line}: (top): nested deeper than 32 levels (a spec needs 4): write the keys of "
+        "docs/spec.md at their own level"
     ]
 
 
@@ -160,7 +171,7 @@ def test_aliases_cannot_nest_deeper_than_the_text(
 ) -> None:
     chain = "a0: &a0 [1]\n" + "".join(f"a{i}: &a{i} [*a{i - 1}]\n" for i in range(1, 40))
     (line,) = validate(spec_file(tmp_path, chain), capsys)
-    assert line.endswith(": nested deeper than 32 levels (a spec needs 4)")
+    assert line.endswith(f": nested deeper than 32 levels (a spec needs 4){FLATTEN}")
     assert ": a31.0.0." in line
 
 
@@ -182,7 +193,8 @@ def test_too_many_values_are_refused_while_parsing(
 ) -> None:
     path = spec_file(tmp_path, "x:\n" + "  - 1\n" * 12_000)
     assert validate(path, capsys) == [
-        f"{path}:9999: (top): more than 10,000 keys and values: a spec needs a few hundred"
+        f"{path}:9999: (top): more than 10,000 keys and values: a spec needs a few hundred; "
+        "remove the rest"
     ]
 
 
@@ -202,7 +214,9 @@ def test_plain_data_refuses_a_shared_reference_bomb() -> None:
         node = [node] * 10
     with pytest.raises(SpecError) as caught:
         plain_data({"node": node}, "facts")
-    assert str(caught.value).endswith(": the data holds more than 10,000 values")
+    assert str(caught.value).endswith(
+        ": the data holds more than 10,000 values: a spec needs a few hundred; remove the rest"
+    )
 
 
 @pytest.mark.parametrize("kind", ["dict", "list"])
@@ -210,12 +224,12 @@ def test_self_referencing_data_from_a_plugin_is_a_spec_error(kind: str) -> None:
     data: dict[str, Any] = {"node": {"name": "n1"}, "workload": {"type": "origin"}}
     if kind == "dict":
         data["node"]["self"] = data
-        expected = "host_vars: node.self: contains itself (a recursive structure)"
+        expected = f"host_vars: node.self: {CONTAINS_ITSELF}"
     else:
         disks: list[Any] = []
         disks.append(disks)
         data["disks"] = disks
-        expected = "host_vars: disks.0: contains itself (a recursive structure)"
+        expected = f"host_vars: disks.0: {CONTAINS_ITSELF}"
     with pytest.raises(SpecError) as caught:
         spec_from_mapping(data, "host_vars")
     assert str(caught.value) == expected
@@ -227,16 +241,21 @@ def test_plain_data_refuses_deep_nesting_and_huge_numbers() -> None:
     for _ in range(10_000):
         node["a"] = {}
         node = node["a"]
-    with pytest.raises(SpecError, match=r"nested deeper than 32 levels$"):
+    with pytest.raises(
+        SpecError, match=r"nested deeper than 32 levels \(a spec needs 4\): write the keys"
+    ):
         plain_data(deep)
     with pytest.raises(SpecError) as caught:
         spec_from_mapping({"node": {"cores": 10**5000}}, "vars")
     assert str(caught.value) == (
-        "vars: node.cores: number too large: no value in a spec comes near it"
+        f"vars: node.cores: number too large: no value in a spec comes near it{RANGES}"
     )
     with pytest.raises(SpecError) as caught:
         plain_data({"node": {1: "x"}}, "vars")
-    assert str(caught.value) == "vars: node: key 1 is not a name: every key in a spec is text"
+    assert (
+        str(caught.value)
+        == "vars: node: key 1 is not a name: every key in a spec is text; quote it"
+    )
 
 
 @pytest.mark.parametrize(
@@ -250,7 +269,7 @@ def test_numbers_too_large_to_read_are_refused(
     path = spec_file(tmp_path, GOOD.replace("cores: 4", f"cores: {value}"))
     assert validate(path, capsys) == [
         f"{path}:1: node.cores: a number of {len(value):,} characters: no value in a spec "
-        "comes near that size"
+        f"comes near that size{RANGES}"
     ]
 
 
@@ -404,10 +423,15 @@ def test_a_50mb_spec_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[st
         (GOOD.replace("upstreams:", "upstreams: !!set").replace('["o.example.net:80"]',
                                                                 '{"o.example.net:80"}'),
          "2: workload.upstreams: YAML tag !!set is not allowed in a spec: remove it"),
-        ("a: &a [*a]\n", "1: a.0: an alias refers to a collection that contains it"),
-        ("a: &a {b: *a}\n", "1: a.b: an alias refers to a collection that contains it"),
-        ("a: {b: 1\n", "2: (top): not valid YAML: expected ',' or '}', but got '<stream end>'"),
-        ("a: *nowhere\n", "1: (top): not valid YAML: found undefined alias 'nowhere'"),
+        ("a: {<<: 1}\n", f"1: a: {MERGE_FIX}"),
+        ("x: &x [1]\na:\n  <<: [*x]\n", f"1: a: {MERGE_FIX}"),
+        ("x: &x {b: 1}\na:\n  <<: [*x, \n    c]\n", f"4: a: {MERGE_FIX}"),
+        ("a: &a [*a]\n", f"1: a.0: {ALIAS_LOOP}"),
+        ("a: &a {b: *a}\n", f"1: a.b: {ALIAS_LOOP}"),
+        ("a: {b: 1\n", "2: (top): not valid YAML: expected ',' or '}', but got '<stream end>' "
+         f"at column 1: {FIX_YAML}"),
+        ("a: *nowhere\n", "1: (top): not valid YAML: found undefined alias 'nowhere': mark the "
+         "value it stands for with &nowhere, before the alias"),
         (GOOD.replace("cores: 4", "cores: !!bool maybe"),
          "1: node.cores: 'maybe' is not true or false: write e.g. true or remove the tag"),
         (GOOD.replace("cores: 4", "cores: !!int 4.5"),
@@ -435,7 +459,8 @@ def test_a_50mb_spec_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[st
     ],
     ids=["two-documents", "duplicate-section", "duplicate-field", "int-key", "null-key",
          "list-key", "mapping-key", "python-tag", "binary-tag", "custom-tag", "set-tag",
-         "recursive-list", "recursive-map", "syntax", "undefined-alias", "bool-tag-on-text",
+         "merge-scalar", "merge-list-of-lists", "merge-list-with-text", "recursive-list",
+         "recursive-map", "syntax", "undefined-alias", "bool-tag-on-text",
          "int-tag-on-float", "int-tag-on-empty", "float-tag-on-text", "null-tag-on-number",
          "escape-past-unicode", "escaped-surrogate", "tag-escape-not-utf8", "yaml-1.3-directive",
          "yaml-1.0-directive-of-a-second-document"],

@@ -155,7 +155,8 @@ def test_a_spec_that_contains_itself_is_a_clean_filter_error(
     with pytest.raises(filters.AnsibleFilterError) as caught:
         getattr(filters, filter_name)(looped)
     assert str(caught.value) == (
-        "tpgen rejected the spec:\ntpgen_spec: node.again: contains itself (a recursive structure)"
+        "tpgen rejected the spec:\ntpgen_spec: node.again: contains itself (a recursive "
+        "structure): remove the reference back to it"
     )
 
 

@@ -39,6 +39,8 @@ MAX_PROBLEMS = 100
 # Python cannot print an int of more than 4,300 digits; no spec value comes near 20.
 MAX_NUMBER_CHARS = 1000
 MAX_INT_BITS = 3300
+_FLATTEN = "write the keys of docs/spec.md at their own level"
+_RANGES = "write a value in the field's range (docs/spec.md, Values and limits)"
 
 _TAG = "tag:yaml.org,2002:"
 _TEXT_TAGS = {f"{_TAG}str", f"{_TAG}timestamp"}  # a date-like name stays the text it was
@@ -97,12 +99,20 @@ class _Plain:
     def convert(self, node: Any, path: FieldPath) -> Any:
         self.count += 1
         if self.count > MAX_VALUES:
-            raise self.refuse(path, f"the data holds more than {MAX_VALUES:,} values")
+            raise self.refuse(
+                path,
+                f"the data holds more than {MAX_VALUES:,} values: a spec needs a few hundred; "
+                "remove the rest",
+            )
         if len(path) > MAX_DEPTH:
-            raise self.refuse(path, f"nested deeper than {MAX_DEPTH} levels")
+            raise self.refuse(
+                path, f"nested deeper than {MAX_DEPTH} levels (a spec needs 4): {_FLATTEN}"
+            )
         if isinstance(node, Mapping | list | tuple):
             if id(node) in self.open:
-                raise self.refuse(path, "contains itself (a recursive structure)")
+                raise self.refuse(
+                    path, "contains itself (a recursive structure): remove the reference back to it"
+                )
             self.open.add(id(node))
             try:
                 if isinstance(node, Mapping):
@@ -121,14 +131,17 @@ class _Plain:
         for kind in (bool, int, float, str):
             if isinstance(node, kind):
                 if isinstance(node, int) and not isinstance(node, bool) and _too_big(node):
-                    raise self.refuse(path, "number too large: no value in a spec comes near it")
+                    raise self.refuse(
+                        path, f"number too large: no value in a spec comes near it; {_RANGES}"
+                    )
                 return kind(node)
         return node
 
     def key(self, key: Any, path: FieldPath) -> str:
         if not isinstance(key, str):
             raise self.refuse(
-                path, f"key {printable(repr(key))} is not a name: every key in a spec is text"
+                path,
+                f"key {printable(repr(key))} is not a name: every key in a spec is text; quote it",
             )
         return str(key)
 
@@ -341,11 +354,17 @@ class _Document:
                 "aliases",
             )
         if depth > MAX_DEPTH:
-            raise self.fatal(node, path, f"nested deeper than {MAX_DEPTH} levels (a spec needs 4)")
+            raise self.fatal(
+                node, path, f"nested deeper than {MAX_DEPTH} levels (a spec needs 4): {_FLATTEN}"
+            )
         if isinstance(node, ScalarNode):
             return self.scalar(node, path)
         if id(node) in self.open:
-            raise self.fatal(node, path, "an alias refers to a collection that contains it")
+            raise self.fatal(
+                node,
+                path,
+                "an alias refers to a collection that contains it: point it at an anchor outside",
+            )
         self.open.add(id(node))
         try:
             if isinstance(node, SequenceNode) and str(node.tag) == f"{_TAG}seq":
@@ -418,7 +437,12 @@ class _Document:
             candidates = value.value if isinstance(value, SequenceNode) else [value]
             for candidate in candidates:
                 if not isinstance(candidate, MappingNode):
-                    raise self.fatal(candidate, path, "<< merges a mapping or a list of them")
+                    raise self.fatal(
+                        candidate,
+                        path,
+                        "<< merges a mapping or a list of them: write <<: *name, where &name "
+                        "marks a mapping, or <<: [*first, *second]",
+                    )
                 sources.append(candidate)
         return sources
 
@@ -479,7 +503,7 @@ class _Document:
         if number is None or _too_big(number):
             message = (
                 f"a number of {len(node.value):,} characters: no value in a spec comes near "
-                "that size"
+                f"that size; {_RANGES}"
             )
         elif not _DECIMAL.match(node.value):
             message = (
@@ -660,20 +684,34 @@ def _compose(yaml: YAML, text: str, source: str) -> tuple[Node | None, Node | No
 _YAML_DIRECTIVE = re.compile(r"^%YAML[ \t]+(([0-9]+)\.([0-9]+))", re.MULTILINE)
 
 
+_FIX_YAML = "fix the YAML there (a value holding ': ' or ' #' needs quotes)"
+_UNDEFINED_ALIAS = re.compile(r"found undefined alias '(.*)'\Z")
+
+
+def _yaml_problem(what: str, mark: Any) -> str:
+    """The YAML reader's problem with its fix: ruamel says what is wrong, not what to write."""
+    if "codec can't decode" in what:  # ruamel's wording of a tag's %-escapes
+        return "a tag's %-escapes are not UTF-8; remove the tag"
+    alias = _UNDEFINED_ALIAS.match(what)
+    if alias:
+        return f"{what}: mark the value it stands for with &{alias.group(1)}, before the alias"
+    column = f" at column {mark.column + 1}" if mark is not None else ""
+    return f"{what or 'not valid YAML'}{column}: {_FIX_YAML}"
+
+
 def _not_yaml(err: Exception, source: str) -> Problem:
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     line = mark.line + 1 if mark is not None else None
     if isinstance(err, MaxDepthExceededError):
-        message = f"nested deeper than {MAX_DEPTH} levels (a spec needs 4)"
+        message = f"nested deeper than {MAX_DEPTH} levels (a spec needs 4): {_FLATTEN}"
     elif isinstance(err, _TooManyNodes):
-        message = f"more than {MAX_VALUES:,} keys and values: a spec needs a few hundred"
+        message = (
+            f"more than {MAX_VALUES:,} keys and values: a spec needs a few hundred; remove the rest"
+        )
     elif isinstance(err, MarkedYAMLError):
-        what = err.problem or err.context or "not valid YAML"
-        if "codec can't decode" in what:  # ruamel's wording of a tag's %-escapes
-            what = "a tag's %-escapes are not UTF-8; remove the tag"
-        message = f"not valid YAML: {what}"
+        message = f"not valid YAML: {_yaml_problem(err.problem or err.context or '', mark)}"
     elif isinstance(err, YAMLError):
-        message = f"not valid YAML: {err}"
+        message = f"not valid YAML: {err}; {_FIX_YAML}"
     else:
         message = (
             "not valid YAML: a \\U escape in a double-quoted string names no character "
