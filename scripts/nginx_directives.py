@@ -209,10 +209,20 @@ COMPILING = re.compile(r"compile_complex_value|script_compile")
 # server takes a stream block's certificate is not the handler's to say.
 SERVER_COMPILED = re.compile(r"ngx_stream_ssl_compile_certificates\(")
 SCRIPT_ARGUMENTS_BY_NAME = {
+    "proxy_set_body": "first",
     "proxy_set_header": "second",
     "grpc_set_header": "second",
     "ssl_certificate": "first",
     "ssl_certificate_key": "first",
+}
+# Values a slot keeps as text that the module's merge compiles in every block that has them,
+# its own or inherited (tpgen's config always has a server to merge them into): the function
+# that compiles them. A value with an unknown variable is refused there.
+MERGE_COMPILED = {
+    "fastcgi_param": "ngx_http_fastcgi_init_params",
+    "scgi_param": "ngx_http_scgi_init_params",
+    "uwsgi_param": "ngx_http_uwsgi_init_params",
+    "proxy_set_body": "ngx_http_proxy_merge_loc_conf",
 }
 # Compiling a regex at configuration time; a handler that does so (itself or through what it
 # calls) must be one ported above, or validate would take a regex nginx refuses. (map's body
@@ -517,6 +527,17 @@ def scripting(functions: dict[str, str], handler: str) -> bool:
     return calls(functions, handler, SCRIPTING)
 
 
+def merge_compiled(functions: dict[str, str], name: str, text: str) -> bool:
+    """Whether the module's merge compiles the directive's values (MERGE_COMPILED), checked
+    against the module's source."""
+    compiler = MERGE_COMPILED.get(name)
+    if compiler is None:
+        return False
+    if not (re.search(rf"^{compiler}\(", text, re.M) and COMPILING.search(functions[compiler])):
+        raise SystemExit(f"{compiler} ({name}) compiles no script: read MERGE_COMPILED again")
+    return True
+
+
 def script_arguments(
     functions: dict[str, str], handler: str, name: str, text: str
 ) -> dict[str, object]:
@@ -579,7 +600,9 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
                         "block": bool(mask & flags["NGX_CONF_BLOCK"]),
                         "once": refuses_duplicate(functions, handler),
                         "on_off": handler == "ngx_conf_set_flag_slot",
-                        "literal": not scripting(functions, handler),
+                        "literal": not (
+                            scripting(functions, handler) or merge_compiled(functions, name, text)
+                        ),
                         **script_arguments(functions, handler, name, text),
                         **_value(handler, post, choices),
                         **_post(post, posts, functions, texts),

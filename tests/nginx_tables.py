@@ -1373,6 +1373,28 @@ HANDLER_CASES = [
     ("http", "limit_req_zone $binary_remote_addr zone=z$nope:1m rate=1r/s;"),
     ("http", "log_format f$nope $uri;"),
     ("http", "log_format f $nope;"),
+    # Values the module's merge compiles, in every block that has them or inherits them
+    # (ngx_http_fastcgi_init_params and scgi's and uwsgi's, ngx_http_proxy_merge_loc_conf).
+    ("location", "fastcgi_param A $nope;"),
+    ("server", "fastcgi_param A $nope;"),
+    ("http", "fastcgi_param A $nope; server { }"),
+    ("location", "fastcgi_param A x$nope if_not_empty;"),
+    ("location", "fastcgi_param $nope A;"),
+    ("location", "fastcgi_param A $uri$http_x_a$arg_b;"),
+    ("server", "set $mine 1; fastcgi_param A $MINE;"),
+    ("location", "scgi_param A $nope;"),
+    ("server", "scgi_param A $nope if_not_empty;"),
+    ("location", "scgi_param A $request_uri;"),
+    ("location", "uwsgi_param A $nope;"),
+    ("http", "uwsgi_param A ${nope}; server { }"),
+    ("location", "uwsgi_param A $document_root;"),
+    ("location", "proxy_set_body $nope;"),
+    ("server", "proxy_set_body a$nope;"),
+    ("http", "proxy_set_body $nope; server { }"),
+    ("location", "proxy_set_body a$;"),
+    ("location", "proxy_set_body ${request_body;"),
+    ("location", "proxy_set_body $request_body$uri;"),
+    ("location", "proxy_set_body a;"),
 ]
 
 
