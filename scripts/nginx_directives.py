@@ -204,16 +204,13 @@ SCRIPT_ARGUMENTS = {
 # Shared slots that compile for some directives only (the keyval slot also reads
 # ssl_conf_command; the str array slot many paths): by directive name.
 COMPILING = re.compile(r"compile_complex_value|script_compile")
-# stream's merge compiles a server's certificates only where the server has them in force
-# (before 1.25.5 only beside a listen ... ssl): spec/handlers_stream_ssl ports it, as whether a
-# server takes a stream block's certificate is not the handler's to say.
-SERVER_COMPILED = re.compile(r"ngx_stream_ssl_compile_certificates\(")
+# (ssl_certificate and its key are compiled by http's and stream's merges only where a server
+# has them in force, and which keys pair with one is not the handler's to say:
+# spec/handlers_http_ssl and handlers_stream_ssl port them, not the table.)
 SCRIPT_ARGUMENTS_BY_NAME = {
     "proxy_set_body": "first",
     "proxy_set_header": "second",
     "grpc_set_header": "second",
-    "ssl_certificate": "first",
-    "ssl_certificate_key": "first",
 }
 # Values a slot keeps as text that the module's merge compiles in every block that has them,
 # its own or inherited (tpgen's config always has a server to merge them into): the function
@@ -542,13 +539,11 @@ def script_arguments(
     functions: dict[str, str], handler: str, name: str, text: str
 ) -> dict[str, object]:
     """Which arguments the handler compiles as scripts (SCRIPT_ARGUMENTS), checked against
-    the source: the handler, or its module's merge (proxy_set_header, fastcgi_param and
-    ssl_certificate are compiled there), compiles scripts."""
+    the source: the handler, or its module's merge (proxy_set_header and proxy_set_body are
+    compiled there), compiles scripts."""
     by_name = SCRIPT_ARGUMENTS_BY_NAME.get(name)
     if by_name is not None:
-        # mail's ssl_certificate takes no variables.
-        compiled = COMPILING.search(text) and not SERVER_COMPILED.search(text)
-        return {"script": by_name} if compiled else {}
+        return {"script": by_name} if COMPILING.search(text) else {}
     kind = SCRIPT_ARGUMENTS.get(handler)
     if kind is None:
         return {}

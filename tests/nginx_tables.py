@@ -1395,6 +1395,47 @@ HANDLER_CASES = [
     ("location", "proxy_set_body ${request_body;"),
     ("location", "proxy_set_body $request_body$uri;"),
     ("location", "proxy_set_body a;"),
+    # A server's certificate paths are compiled where it merges with certificates in force,
+    # its own or its http block's (ngx_http_ssl_compile_certificates), once one of them or the
+    # key paired with it has a $; a key past the certificates, or with none in force, never.
+    ("server", "ssl_certificate a$nope; ssl_certificate_key k;"),
+    ("server", "ssl_certificate a.crt; ssl_certificate_key k$nope;"),
+    ("server", "ssl_certificate a$; ssl_certificate_key k;"),
+    ("server", "ssl_certificate a.crt; ssl_certificate_key ${ssl_server_name;"),
+    ("server", "ssl_certificate_key a$;"),
+    ("server", "ssl_certificate_key k$nope;"),
+    (
+        "server",
+        "ssl_certificate a$ssl_server_name; ssl_certificate_key k; ssl_certificate_key k$nope;",
+    ),
+    ("server", "ssl_certificate a$ssl_server_name; ssl_certificate_key k; ssl_certificate_key k$;"),
+    ("server", "set $mine 1; ssl_certificate a$MINE; ssl_certificate_key k;"),
+    ("server", "ssl_certificate a$uri; ssl_certificate_key k$ssl_server_name;"),
+    ("http", "ssl_certificate a$nope; ssl_certificate_key k; server { }"),
+    ("http", "ssl_certificate a.crt; ssl_certificate_key k$nope; server { }"),
+    ("http", "ssl_certificate_key k$nope; server { }"),
+    ("http", "server { ssl_certificate a$nope; ssl_certificate_key k; }"),
+    ("http", "server { ssl_certificate_key a$nope; }"),
+    (
+        "http",
+        "ssl_certificate a$host; ssl_certificate_key k; server { ssl_certificate_key k$nope; }",
+    ),
+    (
+        "http",
+        "ssl_certificate a$host; ssl_certificate_key k; server { ssl_certificate_key k$; }",
+    ),
+    (
+        "http",
+        "ssl_certificate a.crt; ssl_certificate_key k; server { ssl_certificate_key k$nope; }",
+    ),
+    (
+        "http",
+        "ssl_certificate_key k$nope; server { ssl_certificate a$host; ssl_certificate_key k; }",
+    ),
+    (
+        "http",
+        "map $uri $m { default a; } ssl_certificate $m.crt; ssl_certificate_key $M.key; server { }",
+    ),
 ]
 
 

@@ -324,6 +324,41 @@ def test_a_variable_nothing_defines_is_refused() -> None:
     assert _variables("location / { return 200 ${proxy_protocol_tlv_alpn}; }", "", V126) == []
 
 
+_NOPE = (
+    'uses $nope, which neither nginx 1.22.1 nor the config defines (nginx: unknown "nope" '
+    "variable): check the spelling, or define it (set, map)"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("fastcgi_param A $nope;", [_NOPE]),
+        ("location / { scgi_param A x$nope if_not_empty; }", [_NOPE]),
+        ("uwsgi_param $nope A;", []),  # the name is text
+        ("proxy_set_body $nope;", [_NOPE]),
+        ("ssl_certificate a$nope; ssl_certificate_key k;", [_NOPE]),
+        ("ssl_certificate a.crt; ssl_certificate_key k$nope;", [_NOPE]),
+        ("ssl_certificate a$host; ssl_certificate_key k; ssl_certificate_key k$nope;", []),
+        ("ssl_certificate_key a$;", []),  # no certificate in force: never compiled
+    ],
+)
+def test_a_value_nginx_compiles_when_it_merges_is_read_for_variables(
+    text: str, expected: list[str]
+) -> None:
+    """*_param and proxy_set_body in every block, a server's certificate paths where it has
+    certificates in force (ngx_http_ssl_compile_certificates)."""
+    assert _variables(text) == expected
+
+
+def test_a_server_s_key_pairs_with_the_certificate_it_inherits() -> None:
+    tree = parse("ssl_certificate_key k$nope;")
+    inherits = Target(V122, defined=frozenset(), http_ssl=frozenset({"ssl_certificate"}))
+    assert [why for _, why in refusals(tree, "server", inherits)] == [_NOPE]
+    beside = Site("server", frozenset({"ssl_certificate", "ssl_certificate_key"}))
+    assert list(refusals(tree, "server", inherits, beside)) == []
+
+
 def test_the_table_spans_every_nginx_tpgen_supports() -> None:
     table = commands()
     assert min(c.since for found in table.values() for c in found) == OLDEST_NGINX

@@ -422,6 +422,45 @@ OCSP_CASES: list[tuple[dict[str, str], bool]] = [
         REFUSED,
     ),
 ]
+# ngx_http_ssl_merge_srv_conf compiles the certificate paths of each server with a
+# certificate in force, its own or its http block's (tpgen's status server sets none), once
+# one of them or its paired key has a $: a variable nothing defines is refused there. A key
+# past the certificates (tpgen's content server's comes first), or where none is in force,
+# never. Checked without tpgen's TLS (sections {}) and with it (TLS).
+CERTIFICATE_PATH_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"http": "ssl_certificate a$nope; ssl_certificate_key k;"}, REFUSED),
+    ({"http": "ssl_certificate a.crt; ssl_certificate_key k$nope;"}, REFUSED),
+    ({"http": "ssl_certificate a$ssl_server_name; ssl_certificate_key k$ssl_server_name;"}, TAKEN),
+    ({"http": "ssl_certificate_key k$nope;"}, TAKEN),
+    ({"server": "ssl_certificate a$nope; ssl_certificate_key k;"}, REFUSED),
+    ({"server": "ssl_certificate_key k$nope;"}, TAKEN),
+    ({"server": "ssl_certificate_key k$;"}, TAKEN),
+    (
+        {
+            "http": "ssl_certificate a$ssl_server_name; ssl_certificate_key k;",
+            "server": "ssl_certificate_key k$nope;",
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "http": "map $uri $m { default a; }",
+            "server": "ssl_certificate $m.crt; ssl_certificate_key $M.key;",
+        },
+        TAKEN,
+    ),
+    ({"location": "fastcgi_param A $nope;"}, REFUSED),
+    ({"http": "uwsgi_param A $nope;"}, REFUSED),
+    ({"server": "proxy_set_body $nope;"}, REFUSED),
+    ({"server": "set $b 1; proxy_set_body $b; scgi_param A $b if_not_empty;"}, TAKEN),
+]
+TLS_CERTIFICATE_PATH_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"server": "ssl_certificate_key k$nope;"}, TAKEN),
+    ({"server": "ssl_certificate b$nope; ssl_certificate_key k;"}, REFUSED),
+    ({"server": "ssl_certificate b.crt; ssl_certificate_key k$nope;"}, REFUSED),
+    ({"http": "ssl_certificate a$nope; ssl_certificate_key k;"}, REFUSED),
+]
+
 TLS = {
     "listen": [{"port": 443, "tls": True}],
     "tls": {"certificates": [{"cert": "/etc/nginx/tls/a.crt", "key": "/etc/nginx/tls/a.key"}]},
@@ -562,6 +601,8 @@ def with_snippets(
         (TLS_NAMES_CASES, TLS_NAMES),
         (EMPTY_CERTIFICATE_CASES, ORIGIN_TLS),
         (INNER_CERTIFICATE_CASES, {}),
+        (CERTIFICATE_PATH_CASES, {}),
+        (TLS_CERTIFICATE_PATH_CASES, TLS),
     ],
     ids=[
         "merges",
@@ -572,6 +613,8 @@ def with_snippets(
         "tls-names",
         "empty-certificates",
         "inner-certificates",
+        "certificate-paths",
+        "tls-certificate-paths",
     ],
 )
 def test_tpgen_refuses_a_merge_where_the_real_nginx_does(

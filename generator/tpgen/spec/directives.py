@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -29,6 +29,7 @@ from tpgen.spec.directive_handlers import (
 from tpgen.spec.directive_values import flag_on, post_problem, value_problem
 from tpgen.spec.edge import version_text
 from tpgen.spec.handlers_certificates import empty_certificate_paths, unpaired_certificate
+from tpgen.spec.handlers_http_ssl import http_certificate_refusals
 from tpgen.spec.handlers_listen import Listen, Server, listen_conflicts, server_listens
 from tpgen.spec.handlers_referers import referer_conflicts
 from tpgen.spec.handlers_stream_listen import stream_listen_conflicts, stream_listens
@@ -564,13 +565,13 @@ def _unknown_variable(
     return None
 
 
-def _stream_variables(target: Target) -> Callable[[Directive], str | None]:
-    """_unknown_variable of a stream directive whose values nginx compiles elsewhere (in a
-    merge); nothing where the config's own variables are not known."""
+def _merged_variables(target: Target, family: str) -> Callable[[Directive], str | None]:
+    """_unknown_variable of a directive of ``family`` (http, stream) whose values nginx
+    compiles elsewhere (in a merge); nothing where the config's own variables are not known."""
     defined = target.defined
     if defined is None:
         return lambda _: None
-    return lambda directive: _unknown_variable(directive, "all", target, defined, "stream")
+    return lambda directive: _unknown_variable(directive, "all", target, defined, family)
 
 
 def _undefined(variable: str, version: Version, family: str) -> str:
@@ -718,6 +719,7 @@ def refusals(
     site = site or Site(context, frozenset())
     seen = _Seen(set(site.taken), set(site.named))
     place = _block_place(context, target, location)
+    inner_target = _inner_target(directives, context, target)
     for directive in directives:
         command, reason = _command(directive, context, target)
         if command is not None:
@@ -731,8 +733,16 @@ def refusals(
         inner = INNER_CONTEXTS.get((context, directive.name))
         if inner is not None and directive.block is not None:
             around = directive if directive.name == "location" else None
-            yield from refusals(directive.block, inner, target, location=around)
+            yield from refusals(directive.block, inner, inner_target, location=around)
     yield from _block_rules(directives, context, site, target)
+
+
+def _inner_target(directives: tuple[Directive, ...], context: str, target: Target) -> Target:
+    """The target of the blocks inside: a server of an http block takes what that block
+    sets of a server's certificate too."""
+    if context != "http":
+        return target
+    return replace(target, http_ssl=target.http_ssl | ssl_set(directives))
 
 
 def _block_place(context: str, target: Target, location: Directive | None) -> Place:
@@ -785,6 +795,13 @@ def _block_rules(
     if context in ("http", "server"):
         yield from _unpaired_certificate(directives, site, target)
         yield from empty_certificate_paths(directives)
+        # A certificate set beside the snippet's (tpgen's) pairs with the key set beside it.
+        inherited = context == "server" and "ssl_certificate" not in site.taken
+        yield from http_certificate_refusals(
+            directives,
+            inherited and "ssl_certificate" in target.http_ssl,
+            _merged_variables(target, "http"),
+        )
     if context in ("server", "location"):
         # The bucket a config sets anywhere may be the one this block inherits.
         bucket_set = target.used is None or "referer_hash_bucket_size" in target.used
@@ -794,7 +811,9 @@ def _block_rules(
     if context == "stream":
         yield from _stream_listen_rules(directives, target)
         yield from stream_server_refusals(directives, target.version, commands().__contains__)
-        yield from stream_ssl_refusals(directives, target.version, _stream_variables(target))
+        yield from stream_ssl_refusals(
+            directives, target.version, _merged_variables(target, "stream")
+        )
 
 
 # Handlers that judge their block after nginx has read it (an upstream without servers):

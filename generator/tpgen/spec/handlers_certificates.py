@@ -5,15 +5,22 @@ needs its key, paired in order; the certificates and keys are loaded when nginx 
 config, unless one of them has a variable (then all are loaded per handshake), and "" is the
 prefix directory, which no certificate or key is; ssl_verify_client on or optional needs the
 CAs to check the clients' certificates against. An http block's are loaded in each server
-that sets none of its own: tpgen's status server.
+that sets none of its own: tpgen's status server. The paths with a $ are compiled there
+(ngx_http_ssl_compile_certificates, stream's alike), never by ssl_certificate's handler: a
+$ with no name, an unclosed ${ or a variable nothing defines is refused only in a server
+that has certificates.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version
+from tpgen.spec.script_arguments import script_refusal
+
+# Why a directive names a variable nginx does not know (directives' _unknown_variable), or None.
+VariableCheck = Callable[[Directive], str | None]
 
 _PATHS = ("ssl_certificate", "ssl_certificate_key")
 # ssl_verify_client takes ssl_trusted_certificate's CAs as well since 1.27.2 (18afcda93).
@@ -80,3 +87,32 @@ def unchecked_clients(
         "them against (nginx: no ssl_client_certificate for ssl_verify_client): add "
         "ssl_client_certificate with the CAs' certificates beside it, or use optional_no_ca"
     )
+
+
+def compiled_paths(
+    certificates: Sequence[Directive], keys: Sequence[Directive], count: int
+) -> tuple[Directive, ...]:
+    """The paths a server's merge compiles, of its ``count`` certificates (``certificates``
+    those of them read here): each certificate and the key paired with it, all of them once
+    one has a $. Keys after the certificates are never read."""
+    paths = (*certificates, *keys[:count])
+    return tuple(paths) if any("$" in " ".join(d.args) for d in paths) else ()
+
+
+def path_script_refusals(compiled: Sequence[Directive]) -> Iterator[tuple[Directive, str]]:
+    """(path, why) for each compiled path with a $ with no name or an unclosed ${."""
+    for directive in compiled:
+        reason = script_refusal(directive.args, "first")
+        if reason is not None:
+            yield directive, reason
+
+
+def path_variable_refusals(
+    compiled: Sequence[Directive], unknown: VariableCheck
+) -> Iterator[tuple[Directive, str]]:
+    """(path, why) for each compiled path that names a variable nothing defines: nginx looks
+    them up once every block is read (ngx_http_variables_init_vars, stream's alike)."""
+    for directive in compiled:
+        reason = unknown(directive)
+        if reason is not None:
+            yield directive, reason

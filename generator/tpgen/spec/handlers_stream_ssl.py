@@ -12,12 +12,16 @@ inherited settings are all here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tpgen.spec.directive_values import flag_on
 from tpgen.spec.handlers_certificates import (
+    VariableCheck,
+    compiled_paths,
     empty_certificate_paths,
+    path_script_refusals,
+    path_variable_refusals,
     unchecked_clients,
     unpaired_certificate,
 )
@@ -25,10 +29,6 @@ from tpgen.spec.handlers_ocsp import ocsp_refusals
 from tpgen.spec.handlers_stream_listen import VIRTUAL_SERVERS_SINCE
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version
-from tpgen.spec.script_arguments import script_refusal
-
-# Why a directive names a variable nginx does not know (directives' _unknown_variable), or None.
-VariableCheck = Callable[[Directive], str | None]
 
 # A list each block sets whole or takes whole from the stream block (ngx_conf_merge_ptr_value).
 _LISTS = ("ssl_certificate", "ssl_certificate_key")
@@ -104,8 +104,8 @@ def _server_refusals(
         return
     # nginx pairs a key with each certificate; keys after those are never read.
     paths = (*certificates, *merged.of("ssl_certificate_key")[: len(certificates)])
-    compiled = paths if any("$" in " ".join(d.args) for d in paths) else ()
-    yield from _script_refusals(compiled)
+    compiled = compiled_paths(certificates, merged.of("ssl_certificate_key"), len(certificates))
+    yield from path_script_refusals(compiled)
     if certificates:
         yield from empty_certificate_paths(paths, above="stream")
     in_force = {name: found[-1].args for name, found in merged.found.items()}
@@ -115,15 +115,4 @@ def _server_refusals(
             yield verify, reason
     for names, reason in ocsp_refusals(in_force, version):
         yield merged.of(names[0])[-1], reason
-    # nginx looks the variables up once every block is read (ngx_stream_variables_init_vars).
-    for directive in compiled:
-        reason = unknown(directive)
-        if reason is not None:
-            yield directive, reason
-
-
-def _script_refusals(compiled: tuple[Directive, ...]) -> Iterator[tuple[Directive, str]]:
-    for directive in compiled:
-        reason = script_refusal(directive.args, "first")
-        if reason is not None:
-            yield directive, reason
+    yield from path_variable_refusals(compiled, unknown)
