@@ -41,12 +41,12 @@ DEFINE = re.compile(r"^#define\s+(NGX_\w+)\s+(0x[0-9a-fA-F]+|\([^)]*\)[^\n]*?)\s
 COMMAND = re.compile(r'\{\s*ngx_string\("([^"]+)"\),(.*?)\}', re.S)
 CHOICES = re.compile(r"ngx_conf_(?:enum|bitmask)_t\s+(\w+)\[\]\s*=\s*\{(.*?)\n\};", re.S)
 CHOICE = re.compile(r'ngx_string\("([^"]+)"\)')
-# What a handler calls when it compiles its arguments as scripts with variables (or keeps
-# them for its merge to compile, as keyval's proxy_set_header): a handler that calls none of
-# these, itself or through the functions it calls, never looks a $variable up.
+# What a handler calls when it compiles its arguments as scripts with variables: a handler
+# that calls none of these, itself or through the functions it calls, never looks a $variable
+# up (what a merge compiles: MERGE_COMPILED).
 SCRIPTING = re.compile(
     r"compile_complex_value|script_compile|script_variables_count|get_variable_index"
-    r"|set_complex_value|set_predicate_slot|log_compile_format|ngx_conf_set_keyval_slot"
+    r"|set_complex_value|set_predicate_slot|log_compile_format"
 )
 # Compiling a regex defines its named captures: it looks no variable up.
 DEFINING_ONLY = frozenset({"ngx_http_regex_compile", "ngx_stream_regex_compile"})
@@ -216,6 +216,9 @@ SCRIPT_ARGUMENTS_BY_NAME = {
 # its own or inherited (tpgen's config always has a server to merge them into): the function
 # that compiles them. A value with an unknown variable is refused there.
 MERGE_COMPILED = {
+    # The keyval slot keeps them; ssl_conf_command's, kept by the same slot, are never compiled.
+    "proxy_set_header": "ngx_http_proxy_init_headers",
+    "grpc_set_header": "ngx_http_grpc_init_headers",
     "fastcgi_param": "ngx_http_fastcgi_init_params",
     "scgi_param": "ngx_http_scgi_init_params",
     "uwsgi_param": "ngx_http_uwsgi_init_params",

@@ -1361,6 +1361,12 @@ HANDLER_CASES = [
     ("location", "add_trailer X-$nope b;"),
     ("location", "proxy_set_header X-$nope $host;"),
     ("location", "proxy_set_header X-A $nope;"),
+    ("server", "proxy_set_header X-A $nope;"),
+    ("http", "grpc_set_header X-A $nope; server { }"),
+    # ssl_conf_command's slot (keyval, as proxy_set_header's) keeps text nothing compiles.
+    ("server", "ssl_conf_command Options $nope;"),
+    ("location", "proxy_ssl_conf_command Options$nope $nope;"),
+    ("location", "grpc_ssl_conf_command Options a$;"),
     ("location", "grpc_set_header X-$nope $host;"),
     ("location", "auth_request_set $a X$nope;"),
     ("location", "error_page 404 /x$nope;"),
