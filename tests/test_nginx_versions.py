@@ -41,6 +41,7 @@ from .nginx_tables import (
 )
 from .specs import spec
 from .test_merged import (
+    CERTIFICATE_PATH_CASES,
     EMPTY_CERTIFICATE_CASES,
     INNER_CERTIFICATE_CASES,
     LISTEN_NAME_CASES,
@@ -49,6 +50,7 @@ from .test_merged import (
     OCSP_CASES,
     ORIGIN_TLS,
     TLS,
+    TLS_CERTIFICATE_PATH_CASES,
     TLS_NAMES,
     TLS_NAMES_CASES,
     merge_disagreements,
@@ -92,8 +94,18 @@ def trixie_nginx(tmp_path_factory: pytest.TempPathFactory) -> str:
         (TLS_NAMES_CASES, TLS_NAMES),
         (LOG_BUFFER_CASES, {}),
         (OCSP_CASES, TLS),
+        (CERTIFICATE_PATH_CASES, {}),
+        (TLS_CERTIFICATE_PATH_CASES, TLS),
     ],
-    ids=["names", "listen-names", "tls", "log-buffers", "ocsp"],
+    ids=[
+        "names",
+        "listen-names",
+        "tls",
+        "log-buffers",
+        "ocsp",
+        "certificate-paths",
+        "tls-certificate-paths",
+    ],
 )
 def test_tpgen_refuses_what_nginx_1_26_refuses_of_the_whole_config(
     trixie_nginx: str,
