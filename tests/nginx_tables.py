@@ -1048,6 +1048,33 @@ HANDLER_CASES = [
     ),
     ("http", "server { listen localhost:19999; } server { listen 127.0.0.1:19999 backlog=10; }"),
     ("http", "server { listen localhost:19999 ssl; ssl_reject_handshake on; }"),
+    # stream's listens of localhost too (no default port): up to 1.25.4 each address and port
+    # once in the block, from 1.25.5 merged as http's.
+    (
+        "main",
+        f"{STREAM} stream {{ server {{ listen localhost:19999; return a; }} "
+        "server { listen 127.0.0.1:19999; return b; } }",
+    ),
+    (
+        "main",
+        f"{STREAM} stream {{ server {{ listen localhost:19999; listen LOCALHOST:19999; "
+        "return a; } }",
+    ),
+    (
+        "main",
+        f"{STREAM} stream {{ server {{ listen localhost:19999 backlog=9; return a; }} "
+        "server { listen 127.0.0.1:19999 bind; return b; } }",
+    ),
+    (
+        "main",
+        f"{STREAM} stream {{ server {{ listen localhost:19999; return a; }} "
+        "server { listen 127.0.0.1:19998; return b; } }",
+    ),
+    (
+        "main",
+        f"{STREAM} stream {{ server {{ listen localhost:19999 udp; listen 127.0.0.1:19999; "
+        "return a; } }",
+    ),
     # A listen ... ssl address whose default server has no certificate.
     ("http", "server { listen 127.0.0.1:19999 ssl; }"),
     ("http", "server { listen 127.0.0.1:19999 ssl; ssl_reject_handshake on; }"),

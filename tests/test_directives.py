@@ -616,6 +616,18 @@ def test_what_a_ported_handler_refuses_is_said_with_the_fix(
             '(nginx: duplicate "0.0.0.0:1" address and port pair): keep one',
         ),
         (
+            "server { listen localhost:1; return 1; } server { listen 127.0.0.1:1; return 2; }",
+            V122,
+            "listens on 127.0.0.1:1 again, where a listen of this stream block has it already "
+            '(nginx: duplicate "127.0.0.1:1" address and port pair): keep one',
+        ),
+        (
+            "server { listen node-a:1; return 1; } server { listen NODE-A:1; return 2; }",
+            V122,
+            "listens on each address of node-a:1 again, where a listen of this stream block has "
+            'it already (nginx: duplicate "<an address of node-a:1>" address and port pair)',
+        ),
+        (
             "server { listen 1 backlog=9; return 1; } server { listen 1 bind; return 2; }",
             V126,
             "(nginx: duplicate listen options for 0.0.0.0:1)",

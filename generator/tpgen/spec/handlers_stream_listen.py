@@ -22,6 +22,7 @@ from tpgen.spec.handlers_listen import (
     Server,
     Socket,
     address_problem,
+    host_name_sockets,
     listen_address,
     listen_conflicts,
     listened,
@@ -124,13 +125,16 @@ def stream_listen_problem(args: Args, place: Where) -> str | None:
 def stream_listens(
     listens: Sequence[Directive], version: Version, *, tpgen: bool = False
 ) -> tuple[Listen, ...]:
-    """The listens of a stream server whose address and parameters nginx takes (a host name
-    aside); udp's sockets are datagram ones, apart from the same address's TCP ones."""
+    """The listens of a stream server whose address and parameters nginx takes (a host name's
+    with what host_name_sockets knows of its addresses; stream has no default port); udp's
+    sockets are datagram ones, apart from the same address's TCP ones."""
     found = []
     for directive in listens:
         if not directive.args:
             continue
         sockets = listen_address(directive.args[0], default_port=0)
+        if sockets is None and ":" in directive.args[0]:
+            sockets = host_name_sockets(directive.args[0])
         options = stream_listen_options(directive.args, version)
         if isinstance(sockets, tuple) and isinstance(options, Options):
             udp = "udp" in options.words
@@ -169,11 +173,17 @@ def _repeated_pairs(servers: Sequence[Server]) -> Iterator[tuple[Directive, str]
     for listen in (listen for server in servers for listen in server.listens):
         for item in listen.sockets:
             if socket_key(item) in seen:
+                # nginx names the address a host name resolved to, which is not known here.
+                said = (
+                    f"<an address of {item.address}:{item.port}>"
+                    if item.family == "name"
+                    else item.text
+                )
                 yield (
                     listen.directive,
                     (
                         f"listens on {item.text} again, where a listen of this stream block has it "
-                        f'already (nginx: duplicate "{item.text}" address and port pair): keep one'
+                        f'already (nginx: duplicate "{said}" address and port pair): keep one'
                     ),
                 )
                 break
