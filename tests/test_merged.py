@@ -871,14 +871,14 @@ def test_the_listens_of_one_host_name_are_merged_on_each_of_its_addresses(
     (found,) = extra_file_problems(node, paths)
     assert found.message.endswith(
         f"makes a second default server for each address of {host.lower()}:19584, where the "
-        f"snippet has one as well (nginx: a duplicate default server for each address of "
-        f"{host.lower()}:19584): keep one default_server"
+        f"snippet has one as well (nginx: a duplicate default server for <an address of "
+        f"{host.lower()}:19584>): keep one default_server"
     )
     node, _, paths = with_snippets(tmp_path, cases[2][0])
     (twice,) = extra_file_problems(node, paths)
     assert twice.message.endswith(
         f"listens on each address of {host.lower()}:19586 twice in one server (nginx: a "
-        f"duplicate listen for each address of {host.lower()}:19586): keep one"
+        f"duplicate listen <an address of {host.lower()}:19586>): keep one"
     )
 
 

@@ -44,6 +44,12 @@ class Socket:
     text: str
     datagram: bool = False
 
+    @property
+    def said(self) -> str:
+        """The address as nginx's message prints it: for a host name's, the one it resolved
+        to, which is not known here."""
+        return f"<an address of {self.address}:{self.port}>" if self.family == "name" else self.text
+
 
 def _ports(text: str) -> tuple[int, int] | str:
     """A port or a first-last range (ngx_parse_inet_url with u->listen)."""
@@ -403,11 +409,9 @@ def _whose(listen: Listen) -> str:
 def _merge(item: Socket, listen: Listen, index: int, state: Address) -> tuple[Listen, str] | None:
     """ngx_http_add_server and ngx_http_add_addresses for one socket of a listen."""
     if index in state.servers:
-        # nginx names the address a host name resolved to, which is not known here.
-        said = f"for {item.text}" if item.family == "name" else item.text
         return listen, (
-            f"listens on {item.text} twice in one server (nginx: a duplicate listen {said}): "
-            "keep one"
+            f"listens on {item.text} twice in one server (nginx: a duplicate listen "
+            f"{item.said}): keep one"
         )
     state.servers.append(index)
     state.text, state.family = item.text, item.family
@@ -416,14 +420,14 @@ def _merge(item: Socket, listen: Listen, index: int, state: Address) -> tuple[Li
         return mine, (
             f"sets socket options ({' '.join(mine.options.options)}) on {item.text}, where "
             f"{_whose(theirs)} a listen with options as well (nginx: duplicate listen options "
-            f"for {item.text}): set them on one listen of the address only"
+            f"for {item.said}): set them on one listen of the address only"
         )
     state.options = state.options or (listen if listen.options.options else None)
     if listen.options.default and state.default is not None:
         mine, theirs = _sides(listen, state.default)
         return mine, (
             f"makes a second default server for {item.text}, where {_whose(theirs)} one as "
-            f"well (nginx: a duplicate default server for {item.text}): keep one default_server"
+            f"well (nginx: a duplicate default server for {item.said}): keep one default_server"
         )
     state.default = state.default or (listen if listen.options.default else None)
     state.ssl = state.ssl or (listen if listen.options.ssl or listen.options.quic else None)

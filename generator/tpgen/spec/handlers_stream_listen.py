@@ -173,17 +173,11 @@ def _repeated_pairs(servers: Sequence[Server]) -> Iterator[tuple[Directive, str]
     for listen in (listen for server in servers for listen in server.listens):
         for item in listen.sockets:
             if socket_key(item) in seen:
-                # nginx names the address a host name resolved to, which is not known here.
-                said = (
-                    f"<an address of {item.address}:{item.port}>"
-                    if item.family == "name"
-                    else item.text
-                )
                 yield (
                     listen.directive,
                     (
                         f"listens on {item.text} again, where a listen of this stream block has it "
-                        f'already (nginx: duplicate "{said}" address and port pair): keep one'
+                        f'already (nginx: duplicate "{item.said}" address and port pair): keep one'
                     ),
                 )
                 break
