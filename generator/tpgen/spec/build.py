@@ -42,6 +42,12 @@ def configure_options(configure: str) -> list[str]:
     return [word for word in words if word.startswith("--")]
 
 
+def has_pcre(build: Build | None) -> bool:
+    """Whether regexes compile and define their named captures: a build not known is
+    Debian's, which has PCRE."""
+    return build is None or build.pcre
+
+
 def configured_prefix(configure: str) -> str | None:
     """configure's --prefix (nginx's prefix when run without -p), or None where the line
     names none (configure's default, or a line of module options alone: not known)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tpgen.spec.build import Build
+from tpgen.spec.build import Build, has_pcre
 from tpgen.spec.directive_values import ZONE_MIN, fixed_point, number, size, time
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_image_filter import (
@@ -62,7 +62,7 @@ class Place:
     @property
     def build_without_pcre(self) -> Build | None:
         """The build, where it has no PCRE library (None: it has, or it is not known)."""
-        return self.build if self.build is not None and not self.build.pcre else None
+        return None if has_pcre(self.build) else self.build
 
     def regex(self, pattern: str, *, caseless: bool, shown: str | None = None) -> str | None:
         """regex_problem of an HTTP regex (ngx_http_regex_compile) here; or, where the build

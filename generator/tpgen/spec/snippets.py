@@ -16,7 +16,14 @@ from dataclasses import dataclass, field, replace
 
 from tpgen.errors import FileRefused, Problem, problem
 from tpgen.files import MIB, read_text_file
-from tpgen.spec.build import Build, configured_prefix, loaded_module, own_modules, third_party
+from tpgen.spec.build import (
+    Build,
+    configured_prefix,
+    has_pcre,
+    loaded_module,
+    own_modules,
+    third_party,
+)
 from tpgen.spec.certs import shown_path
 from tpgen.spec.directives import (
     Site,
@@ -315,7 +322,7 @@ def _whole_config_variables(
 ) -> frozenset[tuple[str, str]]:
     """The variables tpgen's config and the snippets define (``build``: nginx.configure's,
     whose PCRE makes regexes' named captures variables)."""
-    pcre = build is None or build.pcre
+    pcre = has_pcre(build)
     return defined_variables(tree, pcre=pcre).union(
         *(defined_variables(s.directives, s.where[1], pcre=pcre) for s in here)
     )
@@ -385,8 +392,7 @@ def _merged_refusals(
         return ()
     inlined = {snippet.path: snippet.directives for snippet in read if snippet.text}
     prefix = configured_prefix(target.build.configure) if target.build else None
-    pcre = target.build is None or target.build.pcre
-    return whole_config_refusals(tree, inlined, target.version, prefix, pcre=pcre)
+    return whole_config_refusals(tree, inlined, target.version, prefix, pcre=has_pcre(target.build))
 
 
 def _shown_refusals(
