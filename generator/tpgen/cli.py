@@ -14,8 +14,8 @@ import click
 from tpgen import __version__
 from tpgen.commands import Console, run, stdout_gone, unwritable, writing
 from tpgen.errors import EXIT_BAD_INPUT, EXIT_CODES, EXIT_INTERRUPTED, EXIT_OK
+from tpgen.ops.doctor.layout import GUARD_STATE_FILE
 from tpgen.ops.guard.events import DEFAULT_EVENT_LOG
-from tpgen.ops.guard.state import DEFAULT_STATE_FILE
 from tpgen.ops.purge import MAX_OBJECT_BYTES  # standard library only: --version stays fast
 
 # The library (pydantic, Jinja2) and each tpgen.commands module load inside their command, so
@@ -360,7 +360,7 @@ def purge(spec: str, keys: Sequence[str], dry_run: bool, probe_size: int) -> int
 )
 @click.option(
     "--guard-state",
-    default=DEFAULT_STATE_FILE,
+    default=GUARD_STATE_FILE,
     show_default=True,
     help="tpgen guard's disk states, exported with --prometheus when the file exists.",
 )
@@ -409,7 +409,7 @@ def discover(**options: Any) -> int:
 @click.option(
     "--state",
     "state_path",
-    default=DEFAULT_STATE_FILE,
+    default=GUARD_STATE_FILE,
     show_default=True,
     help="Guard's local state (disks it failed, drained, found slow).",
 )

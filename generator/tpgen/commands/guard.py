@@ -21,12 +21,13 @@ from tpgen import api
 from tpgen.commands import STANDARD, Console
 from tpgen.errors import EXIT_OK, FileRefused, as_tpgen_error
 from tpgen.files import Target, check_target, existing_target, read_regular_file, write_output
+from tpgen.ops.doctor.layout import GUARD_STATE_FILE
 from tpgen.ops.guard.agent import Agent, Applied, Files
 from tpgen.ops.guard.detect import GuardDisk, resolve_device
 from tpgen.ops.guard.events import DEFAULT_EVENT_LOG, EVENTS
 from tpgen.ops.guard.policy import Policy, policy_from
 from tpgen.ops.guard.sources import Follower, KernelLog
-from tpgen.ops.guard.state import DEFAULT_STATE_FILE, STATE
+from tpgen.ops.guard.state import STATE
 from tpgen.plan.guard import GuardPlan, guard_plan
 
 # `nginx -t` and a reload take well under a second; a hung one must not hang the guard.
@@ -40,7 +41,7 @@ CONFIG_LIMIT = 16 << 20
 @dataclass(frozen=True)
 class GuardOptions:
     config_path: str = "/etc/nginx/nginx.conf"
-    state_path: str = DEFAULT_STATE_FILE
+    state_path: str = GUARD_STATE_FILE
     events_path: str = DEFAULT_EVENT_LOG
     nginx_binary: str = "nginx"
     reload_command: tuple[str, ...] = ("systemctl", "reload", "nginx")

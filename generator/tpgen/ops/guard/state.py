@@ -22,11 +22,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tpgen.files import Target, existing_target, read_head, write_output
-from tpgen.ops.doctor.layout import GUARD_STATE_FILE
 
 VERSION = 1
 STATES = ("active", "failed", "draining", "slow")
-DEFAULT_STATE_FILE = GUARD_STATE_FILE
 MAX_BYTES = 1 << 20
 # How a refusal names the file: the option of `tpgen guard` that chose it.
 STATE = Target("--state", "the state")
