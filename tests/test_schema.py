@@ -44,15 +44,19 @@ def test_schema_forbids_unknown_keys_and_requires_the_core_sections() -> None:
     assert disk["properties"]["state"]["enum"] == ["active", "draining", "failed"]
 
 
-def _strings(node: object, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+def _schemas(node: object, where: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every schema object in ``node`` with its JSON pointer, depth first."""
     if isinstance(node, dict):
-        if node.get("type") == "string":
-            yield where, node
+        yield where, node
         for key, child in node.items():
-            yield from _strings(child, f"{where}/{key}")
+            yield from _schemas(child, f"{where}/{key}")
     elif isinstance(node, list):
         for index, child in enumerate(node):
-            yield from _strings(child, f"{where}/{index}")
+            yield from _schemas(child, f"{where}/{index}")
+
+
+def _strings(node: object) -> Iterator[tuple[str, dict[str, Any]]]:
+    return ((where, n) for where, n in _schemas(node) if n.get("type") == "string")
 
 
 # Sizes and durations are read into numbers and range-checked: their text never reaches nginx.conf.
@@ -70,7 +74,7 @@ def test_every_free_text_field_has_a_length_bound_nginx_takes() -> None:
     overlong value is one exit-2 line naming its field instead."""
     unbounded = [
         where
-        for where, node in _strings(json.loads(spec_schema_json()), "")
+        for where, node in _strings(json.loads(spec_schema_json()))
         if "enum" not in node
         and "const" not in node
         and node.get("pattern") not in _NUMBER_PATTERNS
@@ -80,15 +84,12 @@ def test_every_free_text_field_has_a_length_bound_nginx_takes() -> None:
     assert unbounded == []
 
 
-def _collections(node: object, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    if isinstance(node, dict):
-        if node.get("type") == "array" or isinstance(node.get("additionalProperties"), dict):
-            yield where, node
-        for key, child in node.items():
-            yield from _collections(child, f"{where}/{key}")
-    elif isinstance(node, list):
-        for index, child in enumerate(node):
-            yield from _collections(child, f"{where}/{index}")
+def _collections(node: object) -> Iterator[tuple[str, dict[str, Any]]]:
+    return (
+        (where, n)
+        for where, n in _schemas(node)
+        if n.get("type") == "array" or isinstance(n.get("additionalProperties"), dict)
+    )
 
 
 def test_every_list_and_mapping_has_a_size_bound() -> None:
@@ -96,7 +97,7 @@ def test_every_list_and_mapping_has_a_size_bound() -> None:
     line each; a bounded one is one exit-2 line naming its field."""
     unbounded = [
         where
-        for where, node in _collections(json.loads(spec_schema_json()), "")
+        for where, node in _collections(json.loads(spec_schema_json()))
         if "maxItems" not in node and "maxProperties" not in node
     ]
     assert unbounded == []
