@@ -548,85 +548,128 @@ def _from_saved_runs(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _balance(args: argparse.Namespace) -> int:
+    from bench.balance import run_balance
+
+    return run_balance(_log)
+
+
+def _splitcost(args: argparse.Namespace) -> int:
+    from bench.splitcost import run_splitcost
+
+    return run_splitcost(_log, rounds=args.rounds, duration=args.duration)
+
+
+def _cork(args: argparse.Namespace) -> int:
+    from bench.corkcost import CorkRun, run_cork
+
+    return run_cork(
+        _log,
+        CorkRun(
+            workers=args.workers,
+            rounds=args.rounds,
+            duration=args.duration,
+            reconnect_every=args.reconnect_every,
+            think_ms=args.hot_think_ms,
+            file_size=args.file_size,
+            mix_keys=args.mixes,
+            pooled=not args.on_loop,
+        ),
+    )
+
+
+def _metadata(args: argparse.Namespace) -> int:
+    from bench.metadata import MetadataRun, run_metadata
+
+    return run_metadata(
+        _log,
+        MetadataRun(files=args.files, load_threads=args.load_threads, rounds=args.rounds),
+    )
+
+
+def _check(args: argparse.Namespace) -> int:
+    problems = missing_prerequisites()
+    for problem in problems:
+        print(problem)
+    return 2 if problems else 0
+
+
+def _cleanup(args: argparse.Namespace) -> int:
+    with runlock.exclusive("cleanup"):  # a live run's disks are not leftovers
+        left = leftovers.remove()
+    for kind, items in left.items():
+        for item in items:
+            print(f"still there: {kind} {item}")
+    return 2 if any(left.values()) else 0
+
+
+def _threads(args: argparse.Namespace) -> int:
+    for shape in args.shape or SHAPES:
+        print(measure(*shape).line(), flush=True)
+    return 0
+
+
+def _cache(args: argparse.Namespace) -> int:
+    from bench.cache import cli as cache_cli
+
+    if args.command == "smoke":
+        return cache_cli.smoke(args.out, _log)
+    return cache_cli.run(args, _log)
+
+
+def _smoke(args: argparse.Namespace) -> int:
+    pairs = [
+        (name, count, smoke_regime(REGIMES[name], count))
+        for name, counts in SMOKE_REGIMES.items()
+        for count in counts
+    ]
+    text, _ = run_regimes(pairs, args.out, probe_seconds=1.0, log=_log)
+    print(text)
+    return 0
+
+
+def _run_single(args: argparse.Namespace) -> int:
+    outcome = run_bench(
+        single_settings(args),
+        args.out,
+        variants=_variants(args),
+        log=_log,
+    )
+    print(outcome.report)
+    print(f"\nwritten to {args.out}/")
+    return 0 if outcome.goals_met else 1
+
+
+# The commands that neither measure a workload nor take --workload.
+_OWN_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "balance": _balance,
+    "splitcost": _splitcost,
+    "cork": _cork,
+    "metadata": _metadata,
+    "check": _check,
+    "cleanup": _cleanup,
+    "summary": _from_saved_runs,
+    "odds": _from_saved_runs,
+    "threads": _threads,
+}
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command in _OWN_COMMANDS:
+        return _OWN_COMMANDS[args.command](args)
+    if args.workload == "cache":
+        return _cache(args)
+    if args.command == "smoke":
+        return _smoke(args)
+    if args.regimes:
+        return _run_regimes(args)
+    return _run_single(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "balance":
-            from bench.balance import run_balance
-
-            return run_balance(_log)
-        if args.command == "splitcost":
-            from bench.splitcost import run_splitcost
-
-            return run_splitcost(_log, rounds=args.rounds, duration=args.duration)
-        if args.command == "cork":
-            from bench.corkcost import CorkRun, run_cork
-
-            return run_cork(
-                _log,
-                CorkRun(
-                    workers=args.workers,
-                    rounds=args.rounds,
-                    duration=args.duration,
-                    reconnect_every=args.reconnect_every,
-                    think_ms=args.hot_think_ms,
-                    file_size=args.file_size,
-                    mix_keys=args.mixes,
-                    pooled=not args.on_loop,
-                ),
-            )
-        if args.command == "metadata":
-            from bench.metadata import MetadataRun, run_metadata
-
-            return run_metadata(
-                _log,
-                MetadataRun(files=args.files, load_threads=args.load_threads, rounds=args.rounds),
-            )
-        if args.command == "check":
-            problems = missing_prerequisites()
-            for problem in problems:
-                print(problem)
-            return 2 if problems else 0
-        if args.command == "cleanup":
-            with runlock.exclusive("cleanup"):  # a live run's disks are not leftovers
-                left = leftovers.remove()
-            for kind, items in left.items():
-                for item in items:
-                    print(f"still there: {kind} {item}")
-            return 2 if any(left.values()) else 0
-        if args.command in ("summary", "odds"):
-            return _from_saved_runs(args)
-        if args.command == "threads":
-            for shape in args.shape or SHAPES:
-                print(measure(*shape).line(), flush=True)
-            return 0
-        if args.workload == "cache":
-            from bench.cache import cli as cache_cli
-
-            if args.command == "smoke":
-                return cache_cli.smoke(args.out, _log)
-            return cache_cli.run(args, _log)
-        if args.command == "smoke":
-            pairs = [
-                (name, count, smoke_regime(REGIMES[name], count))
-                for name, counts in SMOKE_REGIMES.items()
-                for count in counts
-            ]
-            text, _ = run_regimes(pairs, args.out, probe_seconds=1.0, log=_log)
-            print(text)
-            return 0
-        if args.regimes:
-            return _run_regimes(args)
-        settings = single_settings(args)
-        outcome = run_bench(
-            settings,
-            args.out,
-            variants=_variants(args),
-            log=_log,
-        )
-        print(outcome.report)
-        print(f"\nwritten to {args.out}/")
-        return 0 if outcome.goals_met else 1
+        return _dispatch(args)
     except Interrupted as exc:
         print(f"bench: {exc}; cleaned up", file=sys.stderr)
         return 130

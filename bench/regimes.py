@@ -196,55 +196,66 @@ def pair_goals(results: Sequence[TrialResult], settings: Settings) -> list[Goal]
 
 def summary(combos: Sequence[Combo], candidates: Sequence[str]) -> tuple[str, bool]:
     """The ratio table (medians within each pair) and the per-disk goals of every pair."""
-    head = f"{'regime':<15}{'workers':>7}  {'ratio':<24}" + "".join(
-        f"{title:>12}" for _, title in RATIO_COLUMNS
-    )
-    lines = [
-        "medians per pair; a ratio is candidate ÷ reference in the same run (hot p99: below 1 "
-        "is better)",
-        head,
-    ]
-    notes = dict.fromkeys(note for c in combos for note in c.settings.client_notes)
-    lines[1:1] = notes
-    all_ok = True
-    goal_lines = []
+    lines = _table_head(combos)
+    judged: list[tuple[Combo, Goal]] = []
     for combo in combos:
         med = medians(combo.outcome.results)
-        first = True
-        for cand in (c for c in candidates if c in med):
-            for ref in (r for r in REFERENCES if r in med and r != cand):
-                cells = [
-                    fmt_number(med[cand][key] / med[ref][key]) if med[ref][key] else "inf"
-                    for key, _ in RATIO_COLUMNS
-                ]
-                lead = f"{combo.regime:<15}{combo.workers:>7}" if first else " " * 22
-                lines.append(
-                    f"{lead}  {cand + ' ÷ ' + ref:<24}" + "".join(f"{c:>12}" for c in cells)
-                )
-                first = False
-        shares = ", ".join(
-            f"{arm} {values['disk_mbps'] / combo.throttle_mbps:.2f}"
-            for arm, values in med.items()
-            if arm != "floor"
-        )
-        lines.append(" " * 24 + f"disk MB/s ÷ throttle ({combo.throttle_mbps:.0f} MB/s): {shares}")
-        changes = replaced(combo.regime, combo.settings)
-        if changes:
-            lines.append(" " * 24 + f"regime's own replaced by the run: {changes}")
-        spread = _spread(combo)
-        if spread:
-            lines.append(" " * 24 + spread)
-        if stalls := stalled_trials(combo.outcome.results):
-            lines.append(" " * 24 + stalls)
-        if spreads := worker_spreads(combo.outcome.results):
-            lines.append(" " * 24 + spreads)
-        for goal in pair_goals(combo.outcome.results, combo.settings):
-            all_ok = all_ok and goal.ok
-            goal_lines.append(
-                f"  [{'ok' if goal.ok else 'MISSED'}] {combo.label}: {goal.text}: {goal.value}"
-            )
+        lines += _ratio_rows(combo, med, candidates)
+        lines += [" " * 24 + note for note in _pair_notes(combo, med)]
+        judged += [(combo, goal) for goal in pair_goals(combo.outcome.results, combo.settings)]
+    goal_lines = [
+        f"  [{'ok' if goal.ok else 'MISSED'}] {combo.label}: {goal.text}: {goal.value}"
+        for combo, goal in judged
+    ]
     lines += ["", "goals (tpgen against the article's per-disk layout):", *goal_lines]
-    return "\n".join(lines), all_ok and bool(goal_lines)
+    return "\n".join(lines), bool(judged) and all(goal.ok for _, goal in judged)
+
+
+def _table_head(combos: Sequence[Combo]) -> list[str]:
+    """What the ratios mean, every pair's client notes (once each), then the column titles."""
+    notes = dict.fromkeys(note for c in combos for note in c.settings.client_notes)
+    return [
+        "medians per pair; a ratio is candidate ÷ reference in the same run (hot p99: below 1 "
+        "is better)",
+        *notes,
+        f"{'regime':<15}{'workers':>7}  {'ratio':<24}"
+        + "".join(f"{title:>12}" for _, title in RATIO_COLUMNS),
+    ]
+
+
+def _ratio_rows(
+    combo: Combo, med: dict[str, dict[str, float]], candidates: Sequence[str]
+) -> list[str]:
+    """One row a (candidate, reference) pair; only the first names the regime and workers."""
+    rows: list[str] = []
+    for cand in (c for c in candidates if c in med):
+        for ref in (r for r in REFERENCES if r in med and r != cand):
+            cells = _ratio_cells(med[cand], med[ref])
+            lead = f"{combo.regime:<15}{combo.workers:>7}" if not rows else " " * 22
+            rows.append(f"{lead}  {cand + ' ÷ ' + ref:<24}" + "".join(f"{c:>12}" for c in cells))
+    return rows
+
+
+def _ratio_cells(cand: dict[str, float], ref: dict[str, float]) -> list[str]:
+    return [fmt_number(cand[key] / ref[key]) if ref[key] else "inf" for key, _ in RATIO_COLUMNS]
+
+
+def _pair_notes(combo: Combo, med: dict[str, dict[str, float]]) -> list[str]:
+    """The lines under a pair's ratios: disk shares, replaced shape, noise, stalls, spreads."""
+    shares = ", ".join(
+        f"{arm} {values['disk_mbps'] / combo.throttle_mbps:.2f}"
+        for arm, values in med.items()
+        if arm != "floor"
+    )
+    changes = replaced(combo.regime, combo.settings)
+    notes = [
+        f"disk MB/s ÷ throttle ({combo.throttle_mbps:.0f} MB/s): {shares}",
+        f"regime's own replaced by the run: {changes}" if changes else "",
+        _spread(combo),
+        stalled_trials(combo.outcome.results),
+        worker_spreads(combo.outcome.results),
+    ]
+    return [note for note in notes if note]
 
 
 def _spread(combo: Combo) -> str:
