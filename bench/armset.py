@@ -119,46 +119,60 @@ def build(names: tuple[str, ...], variants: list[Variant], ctx: Context) -> list
         prefix = ctx.workdir / "arms" / name
         prefix.mkdir(parents=True, exist_ok=True)
         values = _placeholders(ctx, prefix)
-        workers = ctx.workers or cpu_count()
-        node = NodeSettings()
-        if name in armconf.SINGLE_ROOT:
-            conf = armconf.single_root_conf(
-                name, workers=workers, prefix=prefix, port=ctx.port, storage=ctx.storage
-            )
-        elif name == "perdisk":
-            conf = armconf.perdisk_conf(
-                workers=workers,
-                prefix=prefix,
-                port=ctx.port,
-                mnt=ctx.workdir / "mnt",
-                where=ctx.where,
-            )
-        elif name == "tpgen":
-            conf, node = _tpgen_conf(ctx, name, prefix, {})
-            (ctx.out_dir / "tpgen.conf.template").write_text(as_template(conf, values))
-        elif name in by_name and by_name[name].template is not None:
-            template = by_name[name].template
-            assert template is not None
-            conf = armconf.substitute(template.read_text(), values)
-        elif name in by_name:
-            variant = by_name[name]
-            conf, node = _tpgen_conf(ctx, name, prefix, variant.tuning)
-            conf = edited(conf, variant.edits)
-            node = NodeSettings(
-                node_sysctls.overridden(node.sysctls, variant.sysctls),
-                node_sysctls.every_disk([d.device for d in ctx.spec.disks], variant.read_ahead_kb)
-                or node.read_ahead,
-            )
+        if name in by_name:
+            conf, node = _variant_conf(ctx, by_name[name], prefix, values)
         else:
-            raise BenchError(f"unknown arm {name!r}: built-in arms are {sorted(armconf.TITLES)}")
+            conf, node = _built_in_conf(ctx, name, prefix, values)
         (prefix / "nginx.conf").write_text(conf)
         title = by_name[name].title if name in by_name else armconf.TITLES[name]
         made[name] = Arm(name, prefix / "nginx.conf", True, title, node.sysctls, node.read_ahead)
     if "floor" in names:
-        if "tpgen" not in made:
-            raise BenchError("the floor arm needs the tpgen arm")
-        tpgen = made["tpgen"]
-        made["floor"] = Arm(
-            "floor", tpgen.conf, False, armconf.TITLES["floor"], tpgen.sysctls, tpgen.read_ahead
-        )
+        made["floor"] = _floor(made)
     return [made[name] for name in [*names, *by_name]]
+
+
+def _built_in_conf(
+    ctx: Context, name: str, prefix: Path, values: dict[str, str]
+) -> tuple[str, NodeSettings]:
+    workers = ctx.workers or cpu_count()
+    if name in armconf.SINGLE_ROOT:
+        conf = armconf.single_root_conf(
+            name, workers=workers, prefix=prefix, port=ctx.port, storage=ctx.storage
+        )
+        return conf, NodeSettings()
+    if name == "perdisk":
+        conf = armconf.perdisk_conf(
+            workers=workers,
+            prefix=prefix,
+            port=ctx.port,
+            mnt=ctx.workdir / "mnt",
+            where=ctx.where,
+        )
+        return conf, NodeSettings()
+    if name == "tpgen":
+        conf, node = _tpgen_conf(ctx, name, prefix, {})
+        (ctx.out_dir / "tpgen.conf.template").write_text(as_template(conf, values))
+        return conf, node
+    raise BenchError(f"unknown arm {name!r}: built-in arms are {sorted(armconf.TITLES)}")
+
+
+def _variant_conf(
+    ctx: Context, variant: Variant, prefix: Path, values: dict[str, str]
+) -> tuple[str, NodeSettings]:
+    if variant.template is not None:
+        return armconf.substitute(variant.template.read_text(), values), NodeSettings()
+    conf, node = _tpgen_conf(ctx, variant.name, prefix, variant.tuning)
+    conf = edited(conf, variant.edits)
+    node = NodeSettings(
+        node_sysctls.overridden(node.sysctls, variant.sysctls),
+        node_sysctls.every_disk([d.device for d in ctx.spec.disks], variant.read_ahead_kb)
+        or node.read_ahead,
+    )
+    return conf, node
+
+
+def _floor(made: dict[str, Arm]) -> Arm:
+    if "tpgen" not in made:
+        raise BenchError("the floor arm needs the tpgen arm")
+    tpgen = made["tpgen"]
+    return Arm("floor", tpgen.conf, False, armconf.TITLES["floor"], tpgen.sysctls, tpgen.read_ahead)
