@@ -39,18 +39,27 @@ def parse_size(text: object) -> int:
 
     Exact integer arithmetic (no float rounding, no overflow); the result is in 0 … MAX_BYTES.
     """
-    if isinstance(text, bool):
+    if isinstance(text, str):
+        return _size_of_text(text)
+    return _size_of_value(text)
+
+
+def _size_of_value(value: object) -> int:
+    """A size YAML gave as something other than text: whole bytes, or what is wrong with it."""
+    if isinstance(value, bool):
         raise ValueError("a size, like 4TB, 48GiB or 512KiB, not a boolean")
-    if isinstance(text, float):
+    if isinstance(value, float):
         raise ValueError(
-            f"{text!r} is not a size: write whole bytes or a number with a unit, like 4TB or 1MiB"
+            f"{value!r} is not a size: write whole bytes or a number with a unit, like 4TB or 1MiB"
         )
-    if isinstance(text, int):
-        if text < 0:
+    if isinstance(value, int):
+        if value < 0:
             raise ValueError("a size cannot be negative")
-        return _at_most_off_t(text, f"{text}" if text.bit_length() < 200 else "this number")
-    if not isinstance(text, str):
-        raise ValueError("a size is a number with a unit, like 4TB, 48GiB or 1MiB")
+        return _at_most_off_t(value, f"{value}" if value.bit_length() < 200 else "this number")
+    raise ValueError("a size is a number with a unit, like 4TB, 48GiB or 1MiB")
+
+
+def _size_of_text(text: str) -> int:
     match = _SIZE_RE.fullmatch(text) if len(text) <= _MAX_SIZE_TEXT else None
     if not match:
         shown = repr(text) if len(text) <= _MAX_SIZE_TEXT else f"{text[:20]!r}…"
