@@ -81,14 +81,7 @@ def names_hash_refusals(
     """(snippet directive, why) for each address whose server names nginx cannot hash
     (``pcre``: whether nginx has the PCRE library; without it a regex name is refused
     before, spec/handlers_pcre.py, and has no captures here)."""
-    http = next(
-        (
-            list(with_snippets(d.block, snippets, mine))
-            for d, mine in with_snippets(config, snippets, False)
-            if d.name == "http" and d.block is not None
-        ),
-        [],
-    )
+    http = _http_block(config, snippets)
     sizes = (_size(http, BUCKET), _size(http, MAX_SIZE))
     if sizes[0] is None or sizes[1] is None:
         return []  # a value nginx's own parser refuses, said elsewhere
@@ -97,13 +90,35 @@ def names_hash_refusals(
         for d, mine in http
         if d.name == "server" and d.block is not None
     ]
+    return _address_refusals(servers, (sizes[0], sizes[1]))
+
+
+def _address_refusals(
+    servers: Sequence[_Server], sizes: tuple[_Size, _Size]
+) -> list[tuple[Directive, str]]:
+    """A refusal for each address whose names nginx hashes and cannot."""
     found = []
     for address in listen_addresses([Server(s.listens, False, False, True) for s in servers]):
         on = [servers[index] for index in address.servers]
         if len(on) > 1 or _default(address, on).captures:
-            refused = _refusal(address.text, on, (sizes[0], sizes[1]))
+            refused = _refusal(address.text, on, sizes)
             found += [refused] if refused is not None else []
     return found
+
+
+def _http_block(
+    config: tuple[Directive, ...], snippets: Mapping[str, tuple[Directive, ...]]
+) -> list[tuple[Directive, bool]]:
+    """The http block's directives with its snippets' (whether a snippet wrote each); none
+    without an http block."""
+    return next(
+        (
+            list(with_snippets(d.block, snippets, mine))
+            for d, mine in with_snippets(config, snippets, False)
+            if d.name == "http" and d.block is not None
+        ),
+        [],
+    )
 
 
 def _size(http: Sequence[tuple[Directive, bool]], name: str) -> _Size | None:
@@ -124,21 +139,32 @@ def _server(
     from_snippet, pcre = read
     own = list(with_snippets(block, snippets, from_snippet))
     listens = [(d, mine) for d, mine in own if d.name == "listen"] or [(_NO_LISTEN, from_snippet)]
+    words = [(d, mine, word) for d, mine in own if d.name == "server_name" for word in d.args]
+    names, captures = _hashed_names(words, pcre)
+    # nginx names a server "" only where it has no server_name at all (regexes count).
+    unnamed = () if words else (_Name("", None, from_snippet),)
+    return _Server(_listens(listens, version), names or unnamed, captures)
+
+
+def _listens(listens: Sequence[tuple[Directive, bool]], version: Version) -> tuple[Listen, ...]:
+    return tuple(
+        item for d, mine in listens for item in server_listens([d], version, tpgen=not mine)
+    )
+
+
+def _hashed_names(
+    words: Sequence[tuple[Directive, bool, str]], pcre: bool
+) -> tuple[tuple[_Name, ...], bool]:
+    """The names of a server's server_name words that nginx hashes, and whether its last regex
+    has captures."""
     names: list[_Name] = []
     captures = False
-    words = [(d, mine, word) for d, mine in own if d.name == "server_name" for word in d.args]
     for directive, mine, word in words:
         if word.startswith("~"):
             captures = pcre and _captures(word[1:])
         elif word.lower() != "$hostname":
             names.append(_Name(word, directive, mine))
-    # nginx names a server "" only where it has no server_name at all (regexes count).
-    unnamed = () if words else (_Name("", None, from_snippet),)
-    return _Server(
-        tuple(item for d, mine in listens for item in server_listens([d], version, tpgen=not mine)),
-        tuple(names) or unnamed,
-        captures,
-    )
+    return tuple(names), captures
 
 
 def _captures(pattern: str) -> bool:
@@ -163,7 +189,7 @@ def _refusal(
     if failure is None:
         return None
     where = _hashed_where(address, len(on))
-    origin = next((name for name in names if name.text == failure.name), None)
+    origin = _named(names, failure.name)
     if failure.kind == "invalid" and origin is not None:
         return _invalid(origin, address)
     if failure.kind == "bucket" and origin is not None:
@@ -171,6 +197,11 @@ def _refusal(
     if failure.kind == "too large":
         return _too_large(bucket)
     return _too_many_names(names, sizes, where)
+
+
+def _named(names: Sequence[_Name], text: str) -> _Name | None:
+    """The first of `names` that is `text` (the one nginx's hash failed on)."""
+    return next((name for name in names if name.text == text), None)
 
 
 def _hashed_where(address: str, servers: int) -> str:
