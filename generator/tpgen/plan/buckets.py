@@ -181,9 +181,7 @@ def _carve(runs: list[list[int]], need: list[int], new: int) -> tuple[list[list[
             continue
         take = min(want, length)
         need[owner] -= take
-        nxt = runs[index + 1][2] if index + 1 < len(runs) else _NONE
-        next_wants = nxt != _NONE and nxt < len(need) and need[nxt] > 0
-        if joined or not next_wants:
+        if joined or not _next_wants(runs, index, need):
             out.append([start, take, new])
             if take < length:
                 out.append([start + take, length - take, owner])
@@ -195,13 +193,24 @@ def _carve(runs: list[list[int]], need: list[int], new: int) -> tuple[list[list[
             out.append([start + length - take, take, new])
             joined = True
             taken.extend(range(start + length - take, start + length))
-    merged: list[list[int]] = []
-    for run in out:
-        if merged and merged[-1][2] == run[2]:
-            merged[-1][1] += run[1]
+    return _joined_runs(out), taken
+
+
+def _next_wants(runs: list[list[int]], index: int, need: list[int]) -> bool:
+    """Whether the run after ``index`` belongs to a disk that still gives buckets up."""
+    nxt = runs[index + 1][2] if index + 1 < len(runs) else _NONE
+    return nxt != _NONE and nxt < len(need) and need[nxt] > 0
+
+
+def _joined_runs(runs: list[list[int]]) -> list[list[int]]:
+    """``runs`` with neighbours of one owner made one run."""
+    joined: list[list[int]] = []
+    for run in runs:
+        if joined and joined[-1][2] == run[2]:
+            joined[-1][1] += run[1]
         else:
-            merged.append(run)
-    return merged, taken
+            joined.append(run)
+    return joined
 
 
 def _place_seconds(
@@ -220,29 +229,39 @@ def _place_seconds(
             row[new] = row.pop(_NONE)
             placed.extend(row[new].items)
             continue
-        mine = row.setdefault(new, _Bag())
-        limit = (counts[new] + len(mine.items) + 1) * inverse[new]
-        heap = [
-            (-load, s)
-            for s, bag in row.items()
-            if s != new and (load := (counts[s] + len(bag.items)) * inverse[s]) > limit
-        ]
-        heapq.heapify(heap)
-        while heap and -heap[0][0] > limit:
-            neg_load, s = heap[0]
-            bag = row[s]
-            bucket = bag.pop()
-            if not bag.items:
-                del row[s]
-            mine.add(bucket)
-            placed.append(bucket)
-            limit += inverse[new]
-            if bag.items:
-                heapq.heapreplace(heap, (neg_load + inverse[s], s))
-            else:
-                heapq.heappop(heap)
-        if not mine.items:
-            del row[new]
+        placed += _seconds_in_row(row, counts, inverse, new)
+    return placed
+
+
+def _seconds_in_row(
+    row: dict[int, _Bag], counts: Sequence[int], inverse: Sequence[float], new: int
+) -> list[int]:
+    """The buckets of one earlier disk's row that the new disk becomes second of, moved from the
+    seconds that would inherit most while they inherit more than the new disk would."""
+    placed: list[int] = []
+    mine = row.setdefault(new, _Bag())
+    limit = (counts[new] + len(mine.items) + 1) * inverse[new]
+    heap = [
+        (-load, s)
+        for s, bag in row.items()
+        if s != new and (load := (counts[s] + len(bag.items)) * inverse[s]) > limit
+    ]
+    heapq.heapify(heap)
+    while heap and -heap[0][0] > limit:
+        neg_load, s = heap[0]
+        bag = row[s]
+        bucket = bag.pop()
+        if not bag.items:
+            del row[s]
+        mine.add(bucket)
+        placed.append(bucket)
+        limit += inverse[new]
+        if bag.items:
+            heapq.heapreplace(heap, (neg_load + inverse[s], s))
+        else:
+            heapq.heappop(heap)
+    if not mine.items:
+        del row[new]
     return placed
 
 
@@ -268,20 +287,28 @@ def iter_maps(disks: Sequence[tuple[str, float]], buckets: int) -> Iterator[Buck
         need = _take_counts(counts, quotas, new)
         runs, taken = _carve(runs, need, new)
         for bucket in taken:
-            old_first, old_second = first[bucket], second[bucket]
-            row = cells[old_first]
-            bag = row[old_second]
-            bag.remove(bucket)
-            if not bag.items:
-                del row[old_second]
-            first[bucket], second[bucket] = new, old_first
-            mine = cells[new].get(old_first)
-            if mine is None:
-                mine = cells[new][old_first] = _Bag()
-            mine.add(bucket)
+            _hand_over(bucket, (first, second), cells, new)
         for bucket in _place_seconds(cells, counts, weights, new):
             second[bucket] = new
         yield BucketMap(names[: new + 1], weights[: new + 1], tuple(first), tuple(second))
+
+
+def _hand_over(
+    bucket: int, choices: tuple[list[int], list[int]], cells: list[dict[int, _Bag]], new: int
+) -> None:
+    """The new disk becomes ``bucket``'s first choice, its first owner its second."""
+    first, second = choices
+    old_first, old_second = first[bucket], second[bucket]
+    row = cells[old_first]
+    bag = row[old_second]
+    bag.remove(bucket)
+    if not bag.items:
+        del row[old_second]
+    first[bucket], second[bucket] = new, old_first
+    mine = cells[new].get(old_first)
+    if mine is None:
+        mine = cells[new][old_first] = _Bag()
+    mine.add(bucket)
 
 
 @lru_cache(maxsize=64)
