@@ -24,6 +24,7 @@ from tpgen.render import nginx_literal, render_config
 from tpgen.spec.build import configured_prefix
 from tpgen.spec.certs import (
     THROWAWAY_OCSP_URL,
+    ThrowawayIssuer,
     throwaway_issuer,
     write_throwaway_issuer,
     write_throwaway_pair,
@@ -290,13 +291,18 @@ def write_tls_files(plan: Plan) -> None:
                 issuer=issuer,
                 ocsp_url=THROWAWAY_OCSP_URL if server.staples else None,
             )
+    _write_trusted(plan, issuer)
+    for path in plan.tls.ticket_keys.value if plan.tls and plan.tls.ticket_keys else ():
+        write_throwaway_ticket_key(Path(path))
+
+
+def _write_trusted(plan: Plan, issuer: ThrowawayIssuer) -> None:
+    """The throwaway CA where the config names trusted certificates that no chain already is."""
     chains = {server.certificate.value for server in plan.servers if server.certificate}
     if plan.tls and plan.tls.trusted_certificate:
         trusted = plan.tls.trusted_certificate.value
         if trusted not in chains:  # a chain file already ends in the throwaway CA
             write_throwaway_issuer(Path(trusted), issuer)
-    for path in plan.tls.ticket_keys.value if plan.tls and plan.tls.ticket_keys else ():
-        write_throwaway_ticket_key(Path(path))
 
 
 def rebased(plan: Plan, prefix: str) -> Plan:
@@ -314,20 +320,12 @@ def rebased(plan: Plan, prefix: str) -> Plan:
         for d in plan.disks
     )
     origin = _offline_origin(plan)
-    notes = [*plan.notes, f"paths moved under {prefix} for the offline check"]
-    if origin != plan.origin_servers:
-        notes.append("upstream host names replaced by 127.0.0.1 for the offline check")
-    if any(d.cache for d in disks):
-        notes.append(
-            f"keys zones shrunk to {CHECK_KEYS_ZONE_MB} MB each for the offline check: "
-            "nginx -t maps every zone, and the node's RAM is not the checking machine's"
-        )
-    if plan.servers:
-        notes.append("certificates and keys replaced by throwaway ones for the offline check")
-    if plan.extra_files:
-        notes.append(
-            "extra snippets copied under the prefix as they are: paths inside them are not moved"
-        )
+    notes = _moved_notes(
+        plan,
+        prefix,
+        origin_renamed=origin != plan.origin_servers,
+        shrunk=any(d.cache for d in disks),
+    )
     standins = _local_addresses(plan)
     if standins:
         notes.append(
@@ -359,6 +357,25 @@ def rebased(plan: Plan, prefix: str) -> Plan:
         origin_servers=origin,
         notes=tuple(notes),
     )
+
+
+def _moved_notes(plan: Plan, prefix: str, *, origin_renamed: bool, shrunk: bool) -> list[str]:
+    """The plan's notes and what moving it for the offline check replaced."""
+    notes = [*plan.notes, f"paths moved under {prefix} for the offline check"]
+    if origin_renamed:
+        notes.append("upstream host names replaced by 127.0.0.1 for the offline check")
+    if shrunk:
+        notes.append(
+            f"keys zones shrunk to {CHECK_KEYS_ZONE_MB} MB each for the offline check: "
+            "nginx -t maps every zone, and the node's RAM is not the checking machine's"
+        )
+    if plan.servers:
+        notes.append("certificates and keys replaced by throwaway ones for the offline check")
+    if plan.extra_files:
+        notes.append(
+            "extra snippets copied under the prefix as they are: paths inside them are not moved"
+        )
+    return notes
 
 
 def install_bundled_mime_types(plan: Plan) -> None:

@@ -109,19 +109,27 @@ class _Plain:
                 path, f"nested deeper than {MAX_DEPTH} levels (a spec needs 4): {_FLATTEN}"
             )
         if isinstance(node, Mapping | list | tuple):
-            if id(node) in self.open:
-                raise self.refuse(
-                    path, "contains itself (a recursive structure): remove the reference back to it"
-                )
-            self.open.add(id(node))
-            try:
-                if isinstance(node, Mapping):
-                    return {
-                        self.key(k, path): self.convert(v, (*path, str(k))) for k, v in node.items()
-                    }
-                return [self.convert(value, (*path, i)) for i, value in enumerate(node)]
-            finally:
-                self.open.discard(id(node))
+            return self.container(node, path)
+        return self.scalar(node, path)
+
+    def container(
+        self, node: Mapping[Any, Any] | list[Any] | tuple[Any, ...], path: FieldPath
+    ) -> Any:
+        if id(node) in self.open:
+            raise self.refuse(
+                path, "contains itself (a recursive structure): remove the reference back to it"
+            )
+        self.open.add(id(node))
+        try:
+            if isinstance(node, Mapping):
+                return {
+                    self.key(k, path): self.convert(v, (*path, str(k))) for k, v in node.items()
+                }
+            return [self.convert(value, (*path, i)) for i, value in enumerate(node)]
+        finally:
+            self.open.discard(id(node))
+
+    def scalar(self, node: Any, path: FieldPath) -> Any:
         if isinstance(node, datetime.date | datetime.time):
             raise self.refuse(
                 path,
