@@ -35,13 +35,18 @@ def report_text(findings: Sequence[Finding], *, host: str) -> str:
     lines = [f"{'LEVEL':<5} {'CHECK':<{width_check}} {'SUBJECT':<{width_subject}} MESSAGE"]
     for finding, row in zip(findings, rows, strict=True):
         lines.append(f"{row[0]:<5} {row[1]:<{width_check}} {row[2]:<{width_subject}} {row[3]}")
-        if finding.level != Level.OK and finding.fix:
-            lines.append(f"{'':<5} {'':<{width_check}} {'':<{width_subject}} fix: {finding.fix}")
-        for diff_line in finding.data.get("diff", []) if finding.level != Level.OK else []:
-            lines.append(f"      | {diff_line}")
+        lines += _under(finding, f"{'':<5} {'':<{width_check}} {'':<{width_subject}} ")
     counts = {lvl: sum(1 for f in findings if f.level == lvl) for lvl in Level}
     lines.append(
         f"doctor {host}: {worst(findings).label} ({counts[Level.OK]} ok, "
         f"{counts[Level.WARN]} warn, {counts[Level.FAIL]} fail)"
     )
     return "\n".join(lines) + "\n"
+
+
+def _under(finding: Finding, indent: str) -> list[str]:
+    """The lines under a warning or failure: its fix, then its diff."""
+    if finding.level == Level.OK:
+        return []
+    fix = [f"{indent}fix: {finding.fix}"] if finding.fix else []
+    return fix + [f"      | {diff_line}" for diff_line in finding.data.get("diff", [])]
