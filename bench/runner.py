@@ -83,31 +83,7 @@ def _prepare(
     log: Log,
 ) -> Setup:
     """Disks, the node spec, tpgen's placement of the files, the data, the arms' configs."""
-    disks = [
-        make_disk(workdir, f"d{i + 1}", settings.disk_size, janitor) for i in range(settings.disks)
-    ]
-    host_read_ahead = disks[0].read_ahead_kb
-    _pin_read_ahead(disks, settings.disk_model.read_ahead_kb, janitor)
-    inode_blocks = settings.disk_model.inode_readahead_blks
-    if inode_blocks is not None:
-        for disk in disks:
-            disk.set_inode_readahead(inode_blocks)
-    log(
-        "disks: "
-        + ", ".join(f"{d.name}={d.device} ({d.majmin})" for d in disks)
-        + f"; read-ahead {disks[0].read_ahead_kb} KiB ("
-        + (
-            f"the run's --disk-read-ahead; the host's {host_read_ahead}"
-            if settings.disk_model.read_ahead_kb
-            else "the host's"
-        )
-        + "): every arm but one whose plan or --readahead-arm sets its own"
-        + (
-            f"; ext4 inode read-ahead {inode_blocks} blocks (--inode-readahead)"
-            if inode_blocks is not None
-            else ""
-        )
-    )
+    disks = _disks(settings, workdir, janitor, log)
     port, status_port = free_ports(2, settings.port_range)
     facts = tpgencli.NodeFacts(
         "bench",
@@ -135,12 +111,46 @@ def _prepare(
     )
     arms = armset.build(settings.arms, variants, ctx)
     for arm in arms:
-        if arm.sysctls:
-            log(f"{arm.name}: during its trials the node's sysctls {sysctls.describe(arm.sysctls)}")
-        if arm.read_ahead:
-            ahead = sysctls.describe_read_ahead(arm.read_ahead)
-            log(f"{arm.name}: during its trials the disks read ahead {ahead}")
+        _log_node_settings(arm, log)
     return Setup(run_id, workdir, disks, data, where, arms, port)
+
+
+def _disks(settings: Settings, workdir: Path, janitor: Janitor, log: Log) -> list[LoopDisk]:
+    """The run's loop disks, reading ahead as the run says until it ends."""
+    disks = [
+        make_disk(workdir, f"d{i + 1}", settings.disk_size, janitor) for i in range(settings.disks)
+    ]
+    host_read_ahead = disks[0].read_ahead_kb
+    _pin_read_ahead(disks, settings.disk_model.read_ahead_kb, janitor)
+    inode_blocks = settings.disk_model.inode_readahead_blks
+    if inode_blocks is not None:
+        for disk in disks:
+            disk.set_inode_readahead(inode_blocks)
+    log(
+        "disks: "
+        + ", ".join(f"{d.name}={d.device} ({d.majmin})" for d in disks)
+        + f"; read-ahead {disks[0].read_ahead_kb} KiB ("
+        + (
+            f"the run's --disk-read-ahead; the host's {host_read_ahead}"
+            if settings.disk_model.read_ahead_kb
+            else "the host's"
+        )
+        + "): every arm but one whose plan or --readahead-arm sets its own"
+        + (
+            f"; ext4 inode read-ahead {inode_blocks} blocks (--inode-readahead)"
+            if inode_blocks is not None
+            else ""
+        )
+    )
+    return disks
+
+
+def _log_node_settings(arm: Arm, log: Log) -> None:
+    if arm.sysctls:
+        log(f"{arm.name}: during its trials the node's sysctls {sysctls.describe(arm.sysctls)}")
+    if arm.read_ahead:
+        ahead = sysctls.describe_read_ahead(arm.read_ahead)
+        log(f"{arm.name}: during its trials the disks read ahead {ahead}")
 
 
 def _pin_read_ahead(disks: list[LoopDisk], kib: int | None, janitor: Janitor) -> None:
