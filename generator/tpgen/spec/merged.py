@@ -545,6 +545,17 @@ def _upstream_buffers(prefix: str, settings: Settings) -> Iterator[tuple[Directi
     )
     if not any(name in settings for name in names):
         return
+    found = _buffers_in_force(prefix, settings, names)
+    if found is None:
+        return
+    reason = _buffers_problem(found)
+    blamed = _blamed(settings, names)
+    if reason is not None and blamed is not None:
+        yield blamed, reason
+
+
+def _buffers_in_force(prefix: str, settings: Settings, names: tuple[str, ...]) -> _Buffers | None:
+    """The buffer settings after nginx's defaults; None where nginx's parser refuses one."""
     buffers = _buffers_of(settings, names[0], (8, PAGE_SIZE))
     buffer_size = _size_of(settings, names[1], PAGE_SIZE)
     busy, write = (_size_of(settings, name, None) for name in names[2:4])
@@ -554,12 +565,8 @@ def _upstream_buffers(prefix: str, settings: Settings) -> Iterator[tuple[Directi
         for name, value in zip(names[2:4], (busy, write), strict=True)
     )
     if buffers is None or buffer_size is None or temp_max is None or unparsed:
-        return
-    found = _Buffers(prefix, buffer_size, *buffers, busy, write, temp_max)
-    reason = _buffers_problem(found)
-    blamed = _blamed(settings, names)
-    if reason is not None and blamed is not None:
-        yield blamed, reason
+        return None
+    return _Buffers(prefix, buffer_size, *buffers, busy, write, temp_max)
 
 
 def _buffers_problem(found: _Buffers) -> str | None:

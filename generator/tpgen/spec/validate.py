@@ -402,6 +402,21 @@ def _sliced(spec: NodeSpec) -> bool:
 
 def _cache_policy(spec: NodeSpec) -> Iterator[Problem]:
     policy = spec.cache
+    yield from _sliced_cache(spec)
+    if policy.bypass is not None and policy.bypass.header is None and policy.bypass.cookie is None:
+        yield problem(
+            ("cache", "bypass"), "names neither a header nor a cookie: add one or remove it"
+        )
+    if policy.debug_headers and policy.trusted_networks:
+        yield problem(
+            ("cache", "trusted_networks"),
+            "has no effect: debug_headers: true sends the headers to every client; remove one",
+        )
+
+
+def _sliced_cache(spec: NodeSpec) -> Iterator[Problem]:
+    """What slices refuse of the cache policy."""
+    policy = spec.cache
     if _sliced(spec) and policy.background_update:
         yield problem(
             ("cache", "background_update"),
@@ -416,15 +431,6 @@ def _cache_policy(spec: NodeSpec) -> Iterator[Problem]:
                 "with workload.slice every slice is a 206 answer: add 206 to a status list, "
                 "or nothing is cached",
             )
-    if policy.bypass is not None and policy.bypass.header is None and policy.bypass.cookie is None:
-        yield problem(
-            ("cache", "bypass"), "names neither a header nor a cookie: add one or remove it"
-        )
-    if policy.debug_headers and policy.trusted_networks:
-        yield problem(
-            ("cache", "trusted_networks"),
-            "has no effect: debug_headers: true sends the headers to every client; remove one",
-        )
 
 
 def _origin_settings(spec: NodeSpec) -> Iterator[Problem]:
