@@ -45,6 +45,30 @@ class Remap:
 
 
 def compare(old: Plan, new: Plan) -> Remap:
+    _comparable(old, new)
+    moved = moved_buckets(old.owners, new.owners)
+    flows = Counter((old.owners[i], new.owners[i]) for i in moved)
+    old_active = {d.name for d in old.bucket_disks}
+    new_active = {d.name for d in new.bucket_disks}
+    survivors = old_active & new_active
+    rehashed = None
+    kept = 0.0
+    if old.split_key.value != new.split_key.value:
+        rehashed = (old.split_key.value, new.split_key.value)
+        before, after = Counter(old.owners), Counter(new.owners)
+        kept = sum(before[disk] * after[disk] for disk in before) / len(old.owners) ** 2
+    return Remap(
+        old.buckets.value,
+        tuple(moved),
+        tuple(sorted((a, b, n) for (a, b), n in flows.items())),
+        sum(n for (a, b), n in flows.items() if a in survivors and b in survivors),
+        rehashed,
+        kept,
+    )
+
+
+def _comparable(old: Plan, new: Plan) -> None:
+    """Refuse two plans whose disks or buckets have nothing in common to compare."""
     if DISK_DIR[old.workload] != DISK_DIR[new.workload]:
         raise SpecError(
             [
@@ -68,25 +92,6 @@ def compare(old: Plan, new: Plan) -> Remap:
                 )
             ]
         )
-    moved = moved_buckets(old.owners, new.owners)
-    flows = Counter((old.owners[i], new.owners[i]) for i in moved)
-    old_active = {d.name for d in old.bucket_disks}
-    new_active = {d.name for d in new.bucket_disks}
-    survivors = old_active & new_active
-    rehashed = None
-    kept = 0.0
-    if old.split_key.value != new.split_key.value:
-        rehashed = (old.split_key.value, new.split_key.value)
-        before, after = Counter(old.owners), Counter(new.owners)
-        kept = sum(before[disk] * after[disk] for disk in before) / len(old.owners) ** 2
-    return Remap(
-        old.buckets.value,
-        tuple(moved),
-        tuple(sorted((a, b, n) for (a, b), n in flows.items())),
-        sum(n for (a, b), n in flows.items() if a in survivors and b in survivors),
-        rehashed,
-        kept,
-    )
 
 
 def format_remap(remap: Remap) -> str:
