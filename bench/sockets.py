@@ -16,7 +16,6 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from types import TracebackType
 
 from bench.nginxproc import WORKER_TITLE, titled
 
@@ -73,12 +72,7 @@ class SocketSampler:
         self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self._stop.set()
         self._thread.join()
 

@@ -36,7 +36,6 @@ class SyntaxProblem(ValueError):
 class Word:
     value: str
     line: int
-    quoted: bool
 
 
 @dataclass(frozen=True)
@@ -117,7 +116,7 @@ class _Lexer:
                 raw.append(self._next())
             variable = char == "$"
         self._fits(start, self.pos, "word")
-        return Word(_unescape("".join(raw)), line, quoted=False)
+        return Word(_unescape("".join(raw)), line)
 
     def _quoted(self) -> Word:
         start = self.pos
@@ -137,7 +136,7 @@ class _Lexer:
             raise SyntaxProblem(
                 self.line, f"unexpected {self.text[self.pos]!r} right after a quoted word"
             )
-        return Word(_unescape("".join(raw)), line, quoted=True)
+        return Word(_unescape("".join(raw)), line)
 
 
 class _Tree:
