@@ -68,18 +68,24 @@ NGINX_T_SECONDS = 60
 
 
 def _nginx_v(nginx: str) -> str:
+    result = _run_nginx(nginx, ["-V"], NGINX_V_SECONDS)
+    return result.stderr + result.stdout
+
+
+def _run_nginx(nginx: str, arguments: list[str], seconds: int) -> subprocess.CompletedProcess[str]:
+    """``nginx`` with ``arguments`` (its option first); past ``seconds`` it is NginxUnavailable."""
     try:
-        result = subprocess.run(
-            [nginx, "-V"],
+        return subprocess.run(
+            [nginx, *arguments],
             capture_output=True,
             text=True,
+            # nginx cuts a long error line at 2 KiB, in the middle of a UTF-8 character or not.
             errors="replace",
             check=False,
-            timeout=NGINX_V_SECONDS,
+            timeout=seconds,
         )
     except subprocess.TimeoutExpired:
-        raise _hung(nginx, "-V", NGINX_V_SECONDS) from None
-    return result.stderr + result.stdout
+        raise _hung(nginx, arguments[0], seconds) from None
 
 
 def _hung(nginx: str, option: str, seconds: int) -> NginxUnavailable:
@@ -122,18 +128,8 @@ def link_modules(built: str, prefix: Path) -> None:
 
 
 def _run_test(nginx: str, conf: Path, prefix: Path) -> CheckResult:
-    try:
-        result = subprocess.run(
-            [nginx, "-t", "-q", "-p", str(prefix), "-e", "stderr", "-c", str(conf)],
-            capture_output=True,
-            text=True,
-            # nginx cuts a long error line at 2 KiB, in the middle of a UTF-8 character or not.
-            errors="replace",
-            check=False,
-            timeout=NGINX_T_SECONDS,
-        )
-    except subprocess.TimeoutExpired:
-        raise _hung(nginx, "-t", NGINX_T_SECONDS) from None
+    arguments = ["-t", "-q", "-p", str(prefix), "-e", "stderr", "-c", str(conf)]
+    result = _run_nginx(nginx, arguments, NGINX_T_SECONDS)
     return CheckResult(result.returncode == 0, (result.stdout + result.stderr).strip(), nginx)
 
 
