@@ -9,16 +9,13 @@ from typing import Any
 
 import crossplane
 import pytest
-from tpgen.check import check_plan
 from tpgen.plan import make_plan
 from tpgen.render import render_config
 from tpgen.render.explain import explain_rows, format_table
-from tpgen.spec.directives import Target, defined_variables, refusals
 from tpgen.spec.edge import HTTP3_SINCE, version_tuple
 from tpgen.spec.load import load_spec_file
-from tpgen.spec.nginx_syntax import parse
-from tpgen.spec.snippets import snippet_problems
 
+from .accepts import own_refusals, snippets_and_nginx
 from .conftest import CASES, ROOT
 
 CASE_DIRS = sorted(p for p in CASES.iterdir() if (p / "spec.yaml").exists())
@@ -109,13 +106,8 @@ def _node_files(case: Path) -> Callable[[str], str]:
 def test_golden_config_passes_real_nginx(case: Path, nginx_binary: str) -> None:
     spec = load_spec_file(case / "spec.yaml")
     plan = make_plan(spec, str(case / "spec.yaml"))
-    locate = _node_files(case)
-    config = render_config(plan)
-    found = snippet_problems(
-        spec, plan.shadowed_by_tpgen, locate=locate, required=True, config=config
-    )
+    _, found, result = snippets_and_nginx(spec, plan, _node_files(case), nginx_binary)
     assert found == []
-    result = check_plan(plan, nginx=nginx_binary, locate=locate)
     assert result.ok, result.output
 
 
@@ -124,10 +116,7 @@ def test_tpgen_s_own_config_passes_the_shape_it_checks_snippets_for(case: Path) 
     """What tpgen refuses in a snippet as nginx would (spec/directives.py) it never writes
     itself: every case's config, read whole, for its own nginx version."""
     spec = load_spec_file(case / "spec.yaml")
-    config = _render(case)
-    tree = parse(config)
-    target = Target(version_tuple(spec.nginx.version), defined=defined_variables(tree))
-    assert [(d.line, d.name, why) for d, why in refusals(tree, "main", target)] == []
+    assert own_refusals(_render(case), spec.nginx.version) == []
 
 
 def test_every_example_is_a_golden_case() -> None:

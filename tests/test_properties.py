@@ -20,14 +20,10 @@ from tpgen.cli import main
 from tpgen.errors import SpecError
 from tpgen.plan import make_plan
 from tpgen.plan.defaults import THREAD_BUDGET
-from tpgen.render import render_config
-from tpgen.spec.directives import Target, defined_variables, refusals
-from tpgen.spec.edge import version_tuple
 from tpgen.spec.load import spec_from_mapping
 from tpgen.spec.names_hash import names_failure
-from tpgen.spec.nginx_syntax import parse
-from tpgen.spec.snippets import snippet_problems
 
+from .accepts import own_refusals, snippets_and_nginx
 from .specs import spec
 
 SIZES = ["64GiB", "500GB", "1TB", "4TB", "8TB", "16TB", "3.84TB", "960GB"]
@@ -279,17 +275,11 @@ def test_valid_specs_render_configs_that_nginx_accepts(
         # The RAM budget for keys zones is the only plan-level refusal of a field-valid spec.
         assert "keys_zones need" in str(err), str(err)
         return
-    config = render_config(plan)
-    found = snippet_problems(
-        spec, plan.shadowed_by_tpgen, locate=_snippet_copy, required=True, config=config
-    )
+    config, found, result = snippets_and_nginx(spec, plan, _snippet_copy, nginx_binary)
     assert found == []
-    result = check_plan(plan, nginx=nginx_binary, locate=_snippet_copy)
     assert result.ok, result.output
     # What nginx takes, tpgen's own reading of nginx (spec/directives.py) takes too.
-    tree = parse(config)
-    target = Target(version_tuple(spec.nginx.version), defined=defined_variables(tree))
-    assert [(d.line, d.name, why) for d, why in refusals(tree, "main", target)] == []
+    assert own_refusals(config, spec.nginx.version) == []
 
 
 CORRUPTIONS = [
