@@ -12,6 +12,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from tpgen.check import copy_snippets, install_bundled_mime_types, rebased, write_tls_files
 from tpgen.plan import Decision, Plan, make_plan
@@ -98,6 +99,22 @@ def running_nginx(
         deadline = time.monotonic() + 10
         while pid.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
+
+
+def file_server_spec(
+    kind: str, ports: tuple[int, int], *, disks: int = 1, cores: int = 1
+) -> dict[str, Any]:
+    """An origin or vod node's spec on loopback ``ports`` (listen, stub_status): 4 GiB, 256
+    connections a worker, 100 open files cached."""
+    listen, status = ports
+    return specs.spec(
+        kind,
+        disks=disks,
+        listen={"address": "127.0.0.1", "port": listen},
+        status={"port": status},
+        node={"cores": cores, "memory": "4GiB"},
+        tuning={"worker_connections": 256, "open_file_cache_max": 100},
+    )
 
 
 def three_disk_cache(origin_port: int, listen: int, status: int, source: str) -> Plan:

@@ -22,7 +22,7 @@ from tpgen.ops.purge import entry_file
 from tpgen.plan import Decision, Plan, make_plan
 from tpgen.spec.load import spec_from_mapping
 
-from .live import free_ports, running_nginx
+from .live import file_server_spec, free_ports, running_nginx
 from .origin_nginx import Origin, origin_nginx
 from .specs import disk, spec
 
@@ -240,14 +240,7 @@ def test_an_origin_node_serves_the_full_media_map_and_tpgens_additions(
     tmp_path: Path, nginx_binary: str
 ) -> None:
     listen, status = free_ports(2, start=27850)
-    data = spec(
-        "origin",
-        disks=1,
-        listen={"address": "127.0.0.1", "port": listen},
-        status={"port": status},
-        node={"cores": 1, "memory": "4GiB"},
-        tuning={"worker_connections": 256, "open_file_cache_max": 100},
-    )
+    data = file_server_spec("origin", (listen, status))
     plan = make_plan(spec_from_mapping(data, "origin.yaml"), "origin.yaml")
     types = {
         "a.svg": "image/svg+xml",

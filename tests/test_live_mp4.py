@@ -15,7 +15,7 @@ from tpgen.render import render_config
 from tpgen.spec.load import spec_from_mapping
 
 from . import mp4
-from .live import free_ports, running_nginx
+from .live import file_server_spec, free_ports, running_nginx
 from .specs import spec
 
 MIB = 1 << 20
@@ -31,14 +31,7 @@ def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[st
 def vod(tmp_path: Path, nginx_binary: str) -> Iterator[tuple[str, Path]]:
     """A one-disk vod node on loopback: its base URL and the disk's root."""
     listen, status = free_ports(2, start=27880)
-    data = spec(
-        "vod",
-        disks=1,
-        listen={"address": "127.0.0.1", "port": listen},
-        status={"port": status},
-        node={"cores": 1, "memory": "4GiB"},
-        tuning={"worker_connections": 256, "open_file_cache_max": 100},
-    )
+    data = file_server_spec("vod", (listen, status))
     plan = make_plan(spec_from_mapping(data, "vod.yaml"), "vod.yaml")
     assert plan.mp4_buffer_size is not None and plan.mp4_buffer_size.value == MIB
     with running_nginx(plan, tmp_path, nginx_binary) as live:

@@ -15,7 +15,7 @@ from tpgen.plan import make_plan
 from tpgen.spec.load import load_spec_file, spec_from_mapping
 
 from .conftest import ROOT
-from .live import free_ports, get, running_nginx, three_disk_cache
+from .live import file_server_spec, free_ports, get, running_nginx, three_disk_cache
 from .specs import disk, spec
 from .test_cli import EXAMPLE, LOCATED
 
@@ -104,14 +104,7 @@ def test_origin_serves_files_placed_by_locate_and_falls_back_to_draining_disks(
     tmp_path: Path, nginx_binary: str
 ) -> None:
     listen, status = free_ports(2)
-    data = spec(
-        "origin",
-        disks=3,
-        listen={"address": "127.0.0.1", "port": listen},
-        status={"port": status},
-        node={"cores": 2, "memory": "4GiB"},
-        tuning={"worker_connections": 256, "open_file_cache_max": 100},
-    )
+    data = file_server_spec("origin", (listen, status), disks=3, cores=2)
     data["disks"][2]["state"] = "draining"
     plan = make_plan(spec_from_mapping(data, "origin.yaml"), "origin.yaml")
     with running_nginx(plan, tmp_path, nginx_binary) as live:
