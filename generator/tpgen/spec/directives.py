@@ -656,14 +656,19 @@ def _command(
     if target.build is not None:
         built = tuple(command for command in found if target.build.has(command.source))
         if not built:
-            # The module nginx would look the name up in here, else any that has it.
-            lacked = [command for command in found if context in command.contexts] or list(found)
-            return None, target.build.lacks(lacked[0].source)
+            return None, _lacked_module(found, context, target.build)
         found = built
     here = [command for command in found if context in command.contexts]
     if not here:
         return None, f"is not allowed in {_place(context)}: {_allowed_places(found)}"
     return here[0], None
+
+
+def _lacked_module(found: tuple[Command, ...], context: str, build: Build) -> str:
+    """Why the build has no module for a name: the module nginx would look the name up in
+    here, else any that has it."""
+    lacked = [command for command in found if context in command.contexts] or list(found)
+    return build.lacks(lacked[0].source)
 
 
 @dataclass
