@@ -80,6 +80,10 @@ class LogCounts:
             zone = alloc.group(1) or "?"
             self.alloc_node[zone] = self.alloc_node.get(zone, 0) + 1
             return
+        self._count_failed_file(text, disks)
+
+    def _count_failed_file(self, text: str, disks: Sequence[LayoutDisk]) -> None:
+        """A failed call on a file of a disk, by its errno: an I/O error or a full disk."""
         failed = _FAILED_ERRNO.search(text)
         number = int(failed.group(1)) if failed else 0
         if number not in _DISK_ERRNOS and number not in _FULL_ERRNOS:
