@@ -159,30 +159,29 @@ def load_spec_plan(
     spec = spec_from_mapping(document.data, path, document.lines)
     certificates = UNREAD
     if tls_files:
-        problems = certificate_problems(spec)
-        if problems:
-            raise with_lines(SpecError(problems), path, document.lines)
+        _refuse(certificate_problems(spec), path, document.lines)
         certificates = certificate_facts(spec)
     # The raw path: the renderer's one escaping rule (nginx_literal "comment") makes it one
     # printable line in the header; escaping here too would double the backslashes.
     plan = make_plan(spec, path, document.lines, certificates)
     unbuilt = unbuilt_problems(spec, _render(plan)) if spec.nginx.configure is not None else []
-    if unbuilt:
-        raise with_lines(SpecError(unbuilt), path, document.lines)
+    _refuse(unbuilt, path, document.lines)
     bundle = plan.proxy_ssl_trusted_certificate
     if (origin_ca or tls_files) and bundle is not None:
-        unread = list(
-            bundle_problems(bundle.value, ORIGIN_CA, holds="the origins' CAs", parse=False)
-        )
-        if unread:
-            raise with_lines(SpecError(unread), path, document.lines)
+        unread = bundle_problems(bundle.value, ORIGIN_CA, holds="the origins' CAs", parse=False)
+        _refuse(list(unread), path, document.lines)
     if snippets != "off":
         problems = snippet_problems(
             spec, plan.shadowed_by_tpgen, required=snippets == "required", config=_config(plan)
         )
-        if problems:
-            raise with_lines(SpecError(problems), path, document.lines)
+        _refuse(problems, path, document.lines)
     return spec, plan
+
+
+def _refuse(problems: list[Problem], path: str, lines: LineMap) -> None:
+    """A SpecError of ``problems``, each with the line of its field, if there are any."""
+    if problems:
+        raise with_lines(SpecError(problems), path, lines)
 
 
 def unbuilt_config_problems(spec: NodeSpec, config: str, source: str = "<spec>") -> list[Problem]:
