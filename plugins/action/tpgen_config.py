@@ -202,7 +202,14 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no t
                     "msg": f"could not keep the live {dest} as {previous}: {saved.get('msg')}",
                 }
             result["previous"] = previous
+        copied = self._copy(text, dest, task_vars)
+        merged = {**result, **copied}
+        if copied.get("failed"):
+            merged["msg"] = _rejected(copied, dest)
+        return merged
 
+    def _copy(self, text: str, dest: str, task_vars: dict[str, Any]) -> dict[str, Any]:
+        """ansible.legacy.copy of `text` to `dest`, with the task's own file arguments."""
         new_task = self._task.copy()
         for name in _OWN_ARGS:
             new_task.args.pop(name, None)
@@ -226,14 +233,15 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible-core ships no t
             copied: dict[str, Any] = copy_action.run(task_vars=task_vars)
         finally:
             shutil.rmtree(to_bytes(local_tempdir, errors="surrogate_or_strict"))
+        return copied
 
-        merged = {**result, **copied}
-        if copied.get("failed"):
-            detail = str(copied.get("stderr") or copied.get("stdout") or "").strip()
-            reason = copied.get("msg", "copy failed")
-            merged["msg"] = (
-                f"the rendered config was rejected on the node ({reason}); "
-                f"{dest} was not changed and the running nginx keeps its config"
-                + (f":\n{detail}" if detail else "")
-            )
-        return merged
+
+def _rejected(copied: dict[str, Any], dest: str) -> str:
+    """The message of a copy the node refused (its validate command failed)."""
+    detail = str(copied.get("stderr") or copied.get("stdout") or "").strip()
+    reason = copied.get("msg", "copy failed")
+    return (
+        f"the rendered config was rejected on the node ({reason}); "
+        f"{dest} was not changed and the running nginx keeps its config"
+        + (f":\n{detail}" if detail else "")
+    )
