@@ -46,7 +46,7 @@ def _socket_problems(spec: NodeSpec) -> Iterator[Problem]:
     seen: list[tuple[int, str, int]] = []
     for index, listen in enumerate(spec.listen):
         for address in sockets(listen):
-            clash = next((i for i, a, p in seen if p == listen.port and _overlap(a, address)), None)
+            clash = _taken_by(seen, address, listen.port)
             if clash is not None and clash != index:
                 yield problem(
                     ("listen", index, "port"),
@@ -62,6 +62,11 @@ def _socket_problems(spec: NodeSpec) -> Iterator[Problem]:
         yield problem(
             ("status", "port"), f"port {spec.status.port} is the listen port: pick another"
         )
+
+
+def _taken_by(seen: list[tuple[int, str, int]], address: str, port: int) -> int | None:
+    """The first listen (index) of ``seen`` whose socket overlaps ``address``:``port``."""
+    return next((i for i, a, p in seen if p == port and _overlap(a, address)), None)
 
 
 def _protocol_problems(spec: NodeSpec, index: int, listen: Listen) -> Iterator[Problem]:
@@ -99,8 +104,14 @@ def _nginx_problems(spec: NodeSpec) -> Iterator[Problem]:
             f"nginx {spec.nginx.version or DEFAULT_NGINX_VERSION} has no HTTP/3 (it came in "
             "1.25.0): set nginx.version to the node's version, or http_v3: false",
         )
+    if version >= HTTP2_DIRECTIVE_SINCE:
+        yield from _http2_per_server(spec)
+
+
+def _http2_per_server(spec: NodeSpec) -> Iterator[Problem]:
+    """`http2 on;` is a server's (nginx ≥ 1.25.1): every TLS listen says the same."""
     tls = [(i, listen) for i, listen in enumerate(spec.listen) if listen.tls]
-    if version >= HTTP2_DIRECTIVE_SINCE and len({listen.http2 for _, listen in tls}) > 1:
+    if len({listen.http2 for _, listen in tls}) > 1:
         index = next(i for i, listen in tls if listen.http2 != tls[0][1].http2)
         yield problem(
             ("listen", index, "http2"),
