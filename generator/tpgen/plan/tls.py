@@ -175,6 +175,20 @@ def _server(index: int, certificate: Certificate, stapling: Stapling) -> ServerP
     )
 
 
+def _with_trusted(policy: TlsPolicy, tls: Tls) -> TlsPolicy:
+    """The policy with the spec's trusted certificates, where it names them."""
+    if tls.trusted_certificate is None:
+        return policy
+    return replace(
+        policy,
+        trusted_certificate=Decision(
+            tls.trusted_certificate,
+            "tls.trusted_certificate in the spec: the issuers and root nginx verifies "
+            "the OCSP answers with",
+        ),
+    )
+
+
 def tls_fields(
     spec: NodeSpec, workers: int, connections: int, facts: CertificateFacts = UNREAD
 ) -> dict[str, Any]:
@@ -191,16 +205,7 @@ def tls_fields(
         _server(index, certificate, stapling[index])
         for index, certificate in enumerate(spec.tls.certificates)
     )
-    policy = tls_policy(spec, spec.tls, workers, connections)
-    if spec.tls.trusted_certificate is not None:
-        policy = replace(
-            policy,
-            trusted_certificate=Decision(
-                spec.tls.trusted_certificate,
-                "tls.trusted_certificate in the spec: the issuers and root nginx verifies "
-                "the OCSP answers with",
-            ),
-        )
+    policy = _with_trusted(tls_policy(spec, spec.tls, workers, connections), spec.tls)
     bucket = server_names_bucket(servers)
     return {
         "tls": policy,

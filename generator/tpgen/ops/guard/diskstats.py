@@ -103,7 +103,23 @@ def slow_verdict(
     own = latencies.get(disk.name)
     if own is None or own.reads < policy.slow_min_reads or own.ms_per_read < policy.slow_min_ms:
         return None
-    peers = [
+    peers = _peer_latencies(disk, disks, latencies, policy)
+    if not peers:
+        return None
+    median = statistics.median(peers)
+    if own.ms_per_read < policy.slow_factor * max(median, 0.001):
+        return None
+    return own, median
+
+
+def _peer_latencies(
+    disk: GuardDisk,
+    disks: Sequence[GuardDisk],
+    latencies: Mapping[str, Latency],
+    policy: Policy,
+) -> list[float]:
+    """ms per read of the other disks of ``disk``'s media that read enough to compare."""
+    return [
         latencies[other.name].ms_per_read
         for other in disks
         if other.name != disk.name
@@ -111,9 +127,3 @@ def slow_verdict(
         and other.name in latencies
         and latencies[other.name].reads >= policy.slow_min_reads
     ]
-    if not peers:
-        return None
-    median = statistics.median(peers)
-    if own.ms_per_read < policy.slow_factor * max(median, 0.001):
-        return None
-    return own, median
