@@ -47,15 +47,18 @@ def nginx_pids(under: Path = BENCH_ROOT) -> list[int]:
             argv = (proc / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if (
-            argv
-            and argv[0].endswith(b"nginx")
-            and any(arg.startswith(str(under).encode()) for arg in argv)
-        ):
+        if _is_bench_nginx(int(proc.name), argv, under):
             found.append(int(proc.name))
-        elif argv and argv[0].startswith(b"nginx: ") and _in_bench_cgroup(int(proc.name)):
-            found.append(int(proc.name))  # a worker: its title no longer shows the prefix
     return found
+
+
+def _is_bench_nginx(pid: int, argv: list[bytes], under: Path) -> bool:
+    if not argv:
+        return False
+    if argv[0].endswith(b"nginx") and any(arg.startswith(str(under).encode()) for arg in argv):
+        return True
+    # a worker: its title no longer shows the prefix
+    return argv[0].startswith(b"nginx: ") and _in_bench_cgroup(pid)
 
 
 def _in_bench_cgroup(pid: int) -> bool:
