@@ -35,6 +35,7 @@ EXPECTED: dict[str, str | None] = {
     "rejects_tuning_for_unknown_node": "tuning must map node names",
     "rejects_node_without_address": "A node has no address",
     "rejects_address_for_unknown_node": "`addresses` has a key that names no node",
+    "rejects_control_character_in_ssh_key": "Each SSH key must be one OpenSSH public-key line",
 }
 
 

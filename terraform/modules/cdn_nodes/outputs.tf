@@ -32,6 +32,8 @@ output "addresses" {
 
 output "user_data" {
   description = "cloud-init user data (#cloud-config) by node name: creates ansible_user with the SSH keys and password-less sudo, disables password and root logins, installs bootstrap_packages."
+  # The template writes the document with yamlencode, not jsonencode: JSON leaves DEL, C1 controls
+  # and U+FFFE/U+FFFF raw, which YAML readers (cloud-init's PyYAML) refuse or fold.
   value = {
     for name, vars in local.template_vars : name => templatefile("${path.module}/templates/cloud-config.yaml.tftpl", vars)
   }

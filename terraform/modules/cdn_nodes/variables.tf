@@ -153,9 +153,10 @@ variable "ssh_authorized_keys" {
   validation {
     condition = alltrue([
       for k in var.ssh_authorized_keys :
-      can(regex("^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\\.com|sk-ecdsa-sha2-nistp256@openssh\\.com) [A-Za-z0-9+/]+={0,3}( [^\\r\\n'\"]*)?$", k))
+      can(regex("^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\\.com|sk-ecdsa-sha2-nistp256@openssh\\.com) [A-Za-z0-9+/]+={0,3}( [^\\x00-\\x1f\\x7f-\\x9f'\"]*)?$", k))
     ])
-    error_message = "Each SSH key must be one OpenSSH public-key line (\"ssh-ed25519 AAAA... comment\") without quotes; pass the .pub file's content, never a private key."
+    # Control characters in a comment: the shell drops a NUL from the bootstrap script's key lines.
+    error_message = "Each SSH key must be one OpenSSH public-key line (\"ssh-ed25519 AAAA... comment\") without quotes or control characters; pass the .pub file's content, never a private key."
   }
 }
 

@@ -280,3 +280,24 @@ run "any_name_stays_quoted_in_user_data" {
     error_message = "The bootstrap script must single-quote the name, its quotes escaped."
   }
 }
+
+# Characters that JSON leaves raw and YAML refuses (DEL, C1 controls, U+FFFE) or folds (NEL):
+# the cloud-config must still decode to the name and the keys given.
+run "any_character_stays_data_in_user_data" {
+  command = plan
+
+  variables {
+    tpgen_command       = null
+    ssh_authorized_keys = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx7mDWWlfKDD3qBbkJ+4PqS0mkWMGzdAv9kXpbX5l0c josé\u2028\ufffe: #{x} !y &z *w - $(reboot) `reboot`;"]
+    nodes               = [{ name = "a\u007fb\u0085c\u0080d\uffffe #f", address = "192.0.2.10", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+
+  assert {
+    condition     = yamldecode(output.user_data["a\u007fb\u0085c\u0080d\uffffe #f"]).hostname == "a\u007fb\u0085c\u0080d\uffffe #f"
+    error_message = "The cloud-config must decode to the node name as given."
+  }
+  assert {
+    condition     = jsonencode(yamldecode(output.user_data["a\u007fb\u0085c\u0080d\uffffe #f"]).users[0].ssh_authorized_keys) == jsonencode(var.ssh_authorized_keys)
+    error_message = "The cloud-config must decode to the SSH keys as given."
+  }
+}

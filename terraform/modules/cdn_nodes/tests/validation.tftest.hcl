@@ -129,3 +129,11 @@ run "rejects_address_for_unknown_node" {
   }
   expect_failures = [output.inventory_yaml]
 }
+
+run "rejects_control_character_in_ssh_key" {
+  command = plan
+  variables {
+    ssh_authorized_keys = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx7mDWWlfKDD3qBbkJ+4PqS0mkWMGzdAv9kXpbX5l0c a\u0000b"]
+  }
+  expect_failures = [var.ssh_authorized_keys]
+}
