@@ -19,6 +19,10 @@ from .conftest import TERRAFORM_DIR, TerraformTree, error_diagnostics
 MODULE = TERRAFORM_DIR / "modules" / "cdn_nodes"
 CASES_FILE = MODULE / "tests" / "validation.tftest.hcl"
 
+NODE_USER_RULE = "nodes[*].ansible_user must be a plain, non-root Linux user"
+NAME_RULE = "Node names must not contain ':', '[', ']' or NUL"
+ADDRESS_RULE = "nodes[*].address must be an IP address or a DNS host name"
+
 # run name -> the start of the one error message it must produce (None: the plan must succeed).
 EXPECTED: dict[str, str | None] = {
     "accepts_the_base_input": None,
@@ -27,7 +31,7 @@ EXPECTED: dict[str, str | None] = {
     "rejects_node_without_disks": "Every node needs at least one data disk",
     "rejects_disks_and_disk_set_together": "A node may give `disks` or `disk_set`, not both",
     "rejects_disk_set_beyond_sdz": "disk_set: count must be a whole number",
-    "rejects_bad_node_ansible_user": "ansible_user must be a plain Linux user name",
+    "rejects_bad_node_ansible_user": NODE_USER_RULE,
     "rejects_root_as_ansible_user": "ansible_user must be a plain, non-root Linux user name",
     "rejects_empty_ssh_keys": "ssh_authorized_keys is empty",
     "rejects_private_key_as_ssh_key": "Each SSH key must be one OpenSSH public-key line",
@@ -36,6 +40,16 @@ EXPECTED: dict[str, str | None] = {
     "rejects_node_without_address": "A node has no address",
     "rejects_address_for_unknown_node": "`addresses` has a key that names no node",
     "rejects_control_character_in_ssh_key": "Each SSH key must be one OpenSSH public-key line",
+    "rejects_root_as_node_ansible_user": NODE_USER_RULE,
+    "rejects_node_name_ansible_reads_as_a_port": NAME_RULE,
+    "rejects_node_name_ansible_reads_as_a_range": NAME_RULE,
+    "rejects_node_named_after_a_group": NAME_RULE,
+    "rejects_shell_in_node_address": ADDRESS_RULE,
+    "rejects_ssh_option_as_node_address": ADDRESS_RULE,
+    "rejects_command_as_address": "addresses values must be IP addresses or DNS host names",
+    "rejects_template_in_a_spec_string": "A string in nodes holds '{{', '{%' or '{#'",
+    "rejects_template_in_tuning": "A string in tuning holds '{{', '{%' or '{#'",
+    "accepts_ip_and_dns_addresses": None,
 }
 
 
@@ -65,14 +79,15 @@ def test_every_rule_has_a_case() -> None:
 
 def test_nodes_rules_check_structure_only() -> None:
     """The spec's own rules are tpgen's (test_tpgen_rules.py): var.nodes may only check what
-    Terraform owns: the list, node names, which disks a node gives, disk_set, the SSH user."""
+    Terraform owns: the list, node names, which disks a node gives, disk_set, the SSH user, the
+    address (the inventory's ansible_host)."""
     nodes = dict(hcl.blocks(hcl.load(MODULE / "variables.tf"), "variable"))["nodes"]
     read: set[str] = set()
     for rule in nodes["validation"]:
         condition = str(hcl.attr(rule, "condition"))
         read |= set(re.findall(r"\bn\.([a-z_]+)", condition))
         assert not re.search(r"\bd\.[a-z_]+", condition), f"a per-disk rule is tpgen's: {condition}"
-    assert read == {"name", "disks", "disk_set", "ansible_user"}
+    assert read == {"name", "disks", "disk_set", "ansible_user", "address"}
 
 
 @pytest.fixture(scope="module")

@@ -108,11 +108,42 @@ variable "nodes" {
   }
 
   validation {
-    # Not part of the spec: the user name goes into the inventory and the user data.
+    # Not part of the spec: the user name goes into the inventory and the user data, which
+    # disables root logins.
     condition = alltrue([
-      for n in var.nodes : n.ansible_user == null || can(regex("^[a-z_][a-z0-9_-]{0,31}$", n.ansible_user))
+      for n in var.nodes : n.ansible_user == null || (can(regex("^[a-z_][a-z0-9_-]{0,31}$", n.ansible_user)) && n.ansible_user != "root")
     ])
-    error_message = "ansible_user must be a plain Linux user name ([a-z_][a-z0-9_-]{0,31})."
+    error_message = "nodes[*].ansible_user must be a plain, non-root Linux user name ([a-z_][a-z0-9_-]{0,31}); root logins are disabled by the user data."
+  }
+
+  validation {
+    # The name is the inventory's host name, which Ansible parses: "a:22" becomes host a, port 22;
+    # "web[1:3]" three hosts; a group's name the group. A shell string cannot hold NUL.
+    # Everything else about the name is tpgen's rule, checked at apply.
+    condition = alltrue([
+      for n in var.nodes : !can(regex("[\\[\\]:\\x00]", n.name)) && !contains(["all", "ungrouped", "storage_nodes"], n.name)
+    ])
+    error_message = "Node names must not contain ':', '[', ']' or NUL, nor be all, ungrouped or storage_nodes: Ansible reads such an inventory host name as a port, a range of hosts or a group. Name the node by its host name, e.g. edge-ams-01."
+  }
+
+  validation {
+    # Not part of the spec: the address is the inventory's ansible_host, which Ansible hands to
+    # ssh and evaluates as a template.
+    condition = alltrue([
+      for n in var.nodes : n.address == null ? true : (
+        (length(n.address) <= 253 && can(regex("^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$", n.address))) ||
+        (can(regex("^[0-9A-Fa-f:.]+$", n.address)) && can(cidrhost("${n.address}/128", 0)))
+      )
+    ])
+    error_message = "nodes[*].address must be an IP address or a DNS host name, e.g. 192.0.2.10, 2001:db8::10 or edge-01.example.net: it is the inventory's ansible_host, which Ansible connects to."
+  }
+
+  validation {
+    # Ansible evaluates '{{', '{%' and '{#' in inventory values as templates on the controller (a
+    # lookup('pipe', ...) runs a command), before any tpgen check on the host. jsonencode writes
+    # no such pair itself, so this looks at every string of every node.
+    condition     = length(regexall("\\{[{%#]", jsonencode(var.nodes))) == 0
+    error_message = "A string in nodes holds '{{', '{%' or '{#': Ansible would evaluate it as a template on the controller when it reads the inventory. Remove it (no spec field takes one)."
   }
 }
 
@@ -126,6 +157,17 @@ variable "addresses" {
   type        = map(string)
   default     = {}
   nullable    = false
+
+  validation {
+    # The same rule as nodes[*].address: these become ansible_host.
+    condition = alltrue([
+      for a in values(var.addresses) : a == null ? true : (
+        (length(a) <= 253 && can(regex("^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$", a))) ||
+        (can(regex("^[0-9A-Fa-f:.]+$", a)) && can(cidrhost("${a}/128", 0)))
+      )
+    ])
+    error_message = "addresses values must be IP addresses or DNS host names, e.g. 192.0.2.10, 2001:db8::10 or edge-01.example.net: each is the inventory's ansible_host, which Ansible connects to."
+  }
 }
 
 variable "ansible_user" {
@@ -188,6 +230,12 @@ variable "tuning" {
       for k, v in var.tuning : contains([for n in var.nodes : n.name], k) && can(keys(v))
     ])
     error_message = "tuning must map node names from `nodes` to objects of overrides, e.g. { \"edge-ams-01\" = { threads_per_disk = 32 } }: fix the key that names no node."
+  }
+
+  validation {
+    # tuning reaches the inventory in tpgen_spec: the same reason as for nodes.
+    condition     = length(regexall("\\{[{%#]", jsonencode(var.tuning))) == 0
+    error_message = "A string in tuning holds '{{', '{%' or '{#': Ansible would evaluate it as a template on the controller when it reads the inventory. Remove it (no spec field takes one)."
   }
 }
 

@@ -10,7 +10,10 @@ module "cdn_nodes" {
 
   nodes = [
     for n in var.nodes : {
-      name         = n.name
+      name = n.name
+      # Known at plan, so cdn_nodes checks it before any machine is deployed; through `addresses`
+      # alone (unknown until the machines exist) it would be checked only after.
+      address      = n.address
       ansible_user = n.ansible_user
       cores        = n.cores
       memory       = n.memory

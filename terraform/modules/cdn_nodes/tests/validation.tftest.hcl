@@ -137,3 +137,86 @@ run "rejects_control_character_in_ssh_key" {
   }
   expect_failures = [var.ssh_authorized_keys]
 }
+
+run "rejects_root_as_node_ansible_user" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01", address = "192.0.2.10", ansible_user = "root", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_node_name_ansible_reads_as_a_port" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01:2222", address = "192.0.2.10", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_node_name_ansible_reads_as_a_range" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-[01:03]", address = "192.0.2.10", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_node_named_after_a_group" {
+  command = plan
+  variables {
+    nodes = [{ name = "ungrouped", address = "192.0.2.10", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_shell_in_node_address" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01", address = "192.0.2.10`reboot`", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_ssh_option_as_node_address" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01", address = "-oProxyCommand=id", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_command_as_address" {
+  command = plan
+  variables {
+    addresses = { "edge-01" = "$(id)" }
+  }
+  expect_failures = [var.addresses]
+}
+
+run "rejects_template_in_a_spec_string" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01", address = "192.0.2.10", workload = { type = "cache", upstreams = ["origin.example.net:8080"], cache_key = "$uri{{ lookup('pipe', 'id') }}" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_template_in_tuning" {
+  command = plan
+  variables {
+    tuning = { "edge-01" = { threads_per_disk = "{% raw %}" } }
+  }
+  expect_failures = [var.tuning]
+}
+
+run "accepts_ip_and_dns_addresses" {
+  command = plan
+  variables {
+    nodes = [
+      { name = "edge-01", address = "2001:db8::10", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] },
+      { name = "edge-02", address = "edge-02.example.net", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] },
+    ]
+    addresses = { "edge-01" = "192.0.2.10" }
+  }
+}
