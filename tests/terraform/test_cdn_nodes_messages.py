@@ -50,6 +50,7 @@ EXPECTED: dict[str, str | None] = {
     "rejects_template_in_a_spec_string": "A string in nodes holds '{{', '{%' or '{#'",
     "rejects_template_in_tuning": "A string in tuning holds '{{', '{%' or '{#'",
     "accepts_ip_and_dns_addresses": None,
+    "rejects_blank_tpgen_command": "tpgen_command is blank",
 }
 
 

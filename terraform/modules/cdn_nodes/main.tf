@@ -156,13 +156,27 @@ resource "terraform_data" "tpgen_validate" {
   # A changed spec is a new resource, so the check runs again.
   triggers_replace = [each.value]
 
+  lifecycle {
+    precondition {
+      # The spec reaches tpgen through the environment, whose total Linux caps at 2 MiB: past
+      # this, exec would fail with "argument list too long" instead of tpgen naming the field.
+      condition     = length(each.value) <= 250000
+      error_message = "A node's tpgen spec is longer than 250000 characters: a string in nodes or tuning is far longer than any spec field takes. Shorten it."
+    }
+  }
+
   provisioner "local-exec" {
     interpreter = ["/bin/sh"]
     command     = "${path.module}/tpgen-validate.sh"
-    environment = {
-      TPGEN      = var.tpgen_command
-      TPGEN_FILE = self.input.file
-      TPGEN_SPEC = self.input.spec
-    }
+    # One environment string holds at most 128 KiB (MAX_ARG_STRLEN), so the spec goes in parts
+    # of up to 30000 characters (4 bytes each at most).
+    environment = merge(
+      {
+        TPGEN            = var.tpgen_command
+        TPGEN_FILE       = self.input.file
+        TPGEN_SPEC_PARTS = ceil(length(self.input.spec) / 30000)
+      },
+      { for i in range(ceil(length(self.input.spec) / 30000)) : "TPGEN_SPEC_${i}" => substr(self.input.spec, i * 30000, 30000) },
+    )
   }
 }

@@ -248,4 +248,10 @@ variable "tpgen_command" {
   EOT
   type        = string
   default     = "tpgen"
+
+  validation {
+    # A blank command would run `validate <node>.yaml` as the program.
+    condition     = var.tpgen_command == null ? true : trimspace(var.tpgen_command) != ""
+    error_message = "tpgen_command is blank: give the command that runs tpgen (a path such as /opt/tpgen/.venv/bin/tpgen, or words such as \"python3 -m tpgen\"), or null to skip the check."
+  }
 }

@@ -153,3 +153,15 @@ run "no_check_without_a_tpgen_command" {
     error_message = "tpgen_command = null must skip the check."
   }
 }
+
+# The spec reaches tpgen through the environment: a spec past what it can carry is refused at
+# plan (tests/terraform/test_cdn_nodes_hostile.py: a long one that fits gets tpgen's message).
+run "plan_refuses_a_spec_the_environment_cannot_carry" {
+  command = plan
+
+  variables {
+    nodes = [{ name = "edge-01", address = "192.0.2.10", workload = { type = "origin", cache_key = format("%250001s", "x") }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+
+  expect_failures = [terraform_data.tpgen_validate]
+}

@@ -220,3 +220,11 @@ run "accepts_ip_and_dns_addresses" {
     addresses = { "edge-01" = "192.0.2.10" }
   }
 }
+
+run "rejects_blank_tpgen_command" {
+  command = plan
+  variables {
+    tpgen_command = " "
+  }
+  expect_failures = [var.tpgen_command]
+}
