@@ -174,7 +174,7 @@ def _run_stubbed(script: str, sandbox: Path) -> tuple[list[list[str]], str]:
     """Run the script with its machine-changing commands stubbed and /etc moved into sandbox."""
     template = (TEMPLATES / "bootstrap.sh.tftpl").read_text(encoding="utf-8")
     assert script.count(" /etc/") == template.count(" /etc/")
-    (sandbox / "etc" / "sudoers.d").mkdir(parents=True)
+    sandbox.mkdir()
     harness = sandbox / "harness.sh"
     harness.write_text(STUBS + script.replace(" /etc/", ' "$SANDBOX"/etc/'), encoding="utf-8")
     env = {"PATH": "/usr/bin:/bin", "SANDBOX": str(sandbox), "LC_ALL": "C.UTF-8"}
