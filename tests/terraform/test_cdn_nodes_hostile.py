@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
-from tpgen.spec.model import CACHE_KEY_RE, PATTERN_FIXES
+from tpgen.spec.model import CACHE_KEY_RE, HOSTNAME_RE, PATTERN_FIXES
 
 from .conftest import TERRAFORM_DIR, TerraformTree, error_diagnostics, find_tool, run
 
@@ -245,8 +245,13 @@ def _origin(name: str, cache_key: str) -> dict[str, Any]:
 
 def test_apply_hands_any_value_to_tpgen(terraform_tree: TerraformTree, tmp_path: Path) -> None:
     """Quotes and $() reach tpgen's file as written; a value longer than one environment string
-    (128 KiB) too, so tpgen, not exec, names the field."""
-    nodes = [_origin("quoted", f"a'b\n$({RUN_PWNED})"), _origin("long", "x" * 200000)]
+    (128 KiB) too, so tpgen, not exec, names the field; a name that starts with '-' is a file
+    name to tpgen, not an option."""
+    nodes = [
+        _origin("quoted", f"a'b\n$({RUN_PWNED})"),
+        _origin("long", "x" * 200000),
+        _origin("--help", "$uri"),
+    ]
     errors = _apply_nodes(terraform_tree, tmp_path, nodes)
     details = {d["address"]: d["detail"].split(". Output: ", 1)[1].strip() for d in errors}
     assert details == {
@@ -254,6 +259,9 @@ def test_apply_hands_any_value_to_tpgen(terraform_tree: TerraformTree, tmp_path:
         f"{nodes[0]['workload']['cache_key']!r} is not {PATTERN_FIXES[CACHE_KEY_RE]}",
         'terraform_data.tpgen_validate["long"]': (
             "long.yaml:13: workload.cache_key: write at most 1024 characters"
+        ),
+        'terraform_data.tpgen_validate["--help"]': (
+            f"--help.yaml:11: node.name: '--help' is not {PATTERN_FIXES[HOSTNAME_RE]}"
         ),
     }
 

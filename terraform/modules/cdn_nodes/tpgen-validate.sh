@@ -19,5 +19,6 @@ while [ "$part" -lt "$TPGEN_SPEC_PARTS" ]; do
 done
 printf '\n' >>"$spec"
 cd "$dir"
+# --: a name that starts with "-" makes a file name tpgen must not read as an option.
 # shellcheck disable=SC2086 # word splitting of $TPGEN is the point
-$TPGEN validate "$TPGEN_FILE"
+$TPGEN validate -- "$TPGEN_FILE"
