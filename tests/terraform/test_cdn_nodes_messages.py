@@ -51,6 +51,8 @@ EXPECTED: dict[str, str | None] = {
     "rejects_template_in_tuning": "A string in tuning holds '{{', '{%' or '{#'",
     "accepts_ip_and_dns_addresses": None,
     "rejects_blank_tpgen_command": "tpgen_command is blank",
+    "rejects_fractional_disk_set_first_index": "disk_set: count must be a whole number",
+    "rejects_fractional_disk_set_first_index_of_sd_disks": "disk_set: count must be a whole number",
 }
 
 

@@ -98,13 +98,14 @@ variable "nodes" {
     condition = alltrue([
       for n in var.nodes : n.disk_set == null || try(
         n.disk_set.count == floor(n.disk_set.count) && n.disk_set.count >= 1 &&
+        n.disk_set.first_index == floor(n.disk_set.first_index) &&
         contains(["nvme", "sd"], coalesce(n.disk_set.device_scheme, n.disk_set.media == "nvme" ? "nvme" : "sd")) &&
         n.disk_set.first_index >= (coalesce(n.disk_set.device_scheme, n.disk_set.media == "nvme" ? "nvme" : "sd") == "nvme" ? 0 : 1) &&
         n.disk_set.first_index + n.disk_set.count <= (coalesce(n.disk_set.device_scheme, n.disk_set.media == "nvme" ? "nvme" : "sd") == "nvme" ? 128 : 26),
         false
       )
     ])
-    error_message = "disk_set: count must be a whole number >= 1, device_scheme nvme or sd, and the devices must fit the scheme (sd: /dev/sdb../dev/sdz with first_index >= 1; nvme: first_index + count <= 128)."
+    error_message = "disk_set: count must be a whole number >= 1, first_index a whole number, device_scheme nvme or sd, and the devices must fit the scheme (sd: /dev/sdb../dev/sdz with first_index >= 1; nvme: first_index + count <= 128)."
   }
 
   validation {

@@ -228,3 +228,19 @@ run "rejects_blank_tpgen_command" {
   }
   expect_failures = [var.tpgen_command]
 }
+
+run "rejects_fractional_disk_set_first_index" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01", address = "192.0.2.10", workload = { type = "origin" }, disk_set = { count = 2, size = "4TB", media = "nvme", first_index = 1.5 } }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_fractional_disk_set_first_index_of_sd_disks" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01", address = "192.0.2.10", workload = { type = "origin" }, disk_set = { count = 2, size = "4TB", media = "hdd", first_index = 1.5 } }]
+  }
+  expect_failures = [var.nodes]
+}
