@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from .conftest import Result, TerraformTree, find_tool, run
+from .conftest import Result, TerraformTree, error_diagnostics, find_tool, run
 
 EXPECTED_HOSTS = {"edge-sim-01", "edge-sim-02", "vod-sim-01"}
 # The tpgen under test (an operator's is on PATH, the variable's default).
@@ -217,3 +217,41 @@ def test_bootstrap_script_is_valid_shell(applied: TerraformTree, tmp_path: Path)
     run(["sh", "-n", str(path)])
     assert f"\n{KEY}\n" in script["edge-01"]
     assert module_dir.is_dir()
+
+
+def _origin_nodes(count: int) -> list[dict[str, Any]]:
+    disks = [{"device": "/dev/sdb", "size": "4TB", "media": "hdd"}]
+    return [
+        {"name": f"edge-sim-{i}", "workload": {"type": "origin"}, "disks": disks}
+        for i in range(count)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cidr", "count", "message"),
+    [
+        ("127.0.0.0/8 ", 3, "address_cidr must be a range inside 127.0.0.0/8"),
+        ("10.0.0.0/24", 3, "address_cidr must be a range inside 127.0.0.0/8"),
+        ("127.0.0.0/28", 7, "address_cidr is too small for the nodes: the stand-in hosts take"),
+    ],
+)
+def test_plan_refuses_a_range_with_its_message(
+    terraform_tree: TerraformTree, tmp_path: Path, cidr: str, count: int, message: str
+) -> None:
+    """Each bad range fails on its own rule, not on a function call in main.tf."""
+    var_file = tmp_path / "cidr.tfvars.json"
+    variables = {"address_cidr": cidr, "nodes": _origin_nodes(count), "tpgen_command": None}
+    var_file.write_text(json.dumps(variables), encoding="utf-8")
+    terraform_tree.terraform("envs/sim", "init", "-input=false", "-no-color", data="sim_cidr")
+    result = terraform_tree.terraform(
+        "envs/sim",
+        "plan",
+        "-json",
+        "-input=false",
+        f"-var-file={var_file}",
+        data="sim_cidr",
+        check=False,
+    )
+    errors = [" ".join(d.get("detail", "").split()) for d in error_diagnostics(result.stdout)]
+    assert len(errors) == 1, errors
+    assert errors[0].startswith(message), errors[0]

@@ -102,8 +102,15 @@ variable "address_cidr" {
   nullable    = false
 
   validation {
-    condition     = can(cidrhost(var.address_cidr, 0)) && startswith(try(cidrhost(var.address_cidr, 0), ""), "127.") && tonumber(try(split("/", var.address_cidr)[1], "0")) >= 8
+    # Every part in try(): a malformed range ("127.0.0.0/8 ") gets this message, not a function's.
+    condition     = startswith(try(cidrhost(var.address_cidr, 0), ""), "127.") && try(tonumber(split("/", var.address_cidr)[1]) >= 8, false)
     error_message = "address_cidr must be a range inside 127.0.0.0/8 (e.g. 127.0.10.0/24): the simulated hosts must stay on loopback."
+  }
+
+  validation {
+    # The hosts take addresses 10, 11, ... of the range (main.tf).
+    condition     = !can(cidrhost(var.address_cidr, 0)) || can(cidrhost(var.address_cidr, 9 + length(var.nodes)))
+    error_message = "address_cidr is too small for the nodes: the stand-in hosts take its addresses 10, 11, ..., one per node; give a larger range such as 127.0.10.0/24."
   }
 }
 

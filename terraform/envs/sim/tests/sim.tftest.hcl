@@ -65,3 +65,46 @@ run "rejects_non_loopback_range" {
 
   expect_failures = [var.address_cidr]
 }
+
+run "rejects_malformed_range" {
+  command = plan
+
+  variables {
+    address_cidr = "127.0.0.0/8 "
+  }
+
+  expect_failures = [var.address_cidr]
+}
+
+run "rejects_range_too_small_for_the_nodes" {
+  command = plan
+
+  variables {
+    address_cidr = "127.0.0.0/28"
+    nodes = [for i in range(7) : {
+      name     = "edge-sim-${i}"
+      workload = { type = "origin" }
+      disks    = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }]
+    }]
+  }
+
+  expect_failures = [var.address_cidr]
+}
+
+run "accepts_a_range_the_nodes_just_fill" {
+  command = apply
+
+  variables {
+    address_cidr = "127.0.0.0/28"
+    nodes = [for i in range(6) : {
+      name     = "edge-sim-${i}"
+      workload = { type = "origin" }
+      disks    = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }]
+    }]
+  }
+
+  assert {
+    condition     = output.hosts["edge-sim-5"] == "127.0.0.15"
+    error_message = "Six nodes take the addresses 10 to 15 of a /28."
+  }
+}
