@@ -277,3 +277,19 @@ def test_plan_refuses_a_spec_the_environment_cannot_carry(
             "is far longer than any spec field takes. Shorten it.",
         )
     ]
+
+
+# tpgen's longest host name: 253 characters, labels of up to 63.
+LONGEST_NAME = ".".join(["a" * 63, "b" * 63, "c" * 63, "d" * 61])
+
+
+def test_apply_checks_a_name_longer_than_a_file_name(
+    terraform_tree: TerraformTree, tmp_path: Path
+) -> None:
+    """The spec's file is named after the node, cut to what a file name holds: the longest
+    name tpgen takes passes, a longer one gets tpgen's message, not 'File name too long'."""
+    nodes = [_origin(LONGEST_NAME, "$uri"), _origin("e" * 300, "$uri")]
+    errors = _apply_nodes(terraform_tree, tmp_path, nodes)
+    assert [d["address"] for d in errors] == [f'terraform_data.tpgen_validate["{"e" * 300}"]']
+    output = errors[0]["detail"].split(". Output: ", 1)[1].strip()
+    assert output == f"{'e' * 250}.yaml:11: node.name: write at most 253 characters"

@@ -150,7 +150,9 @@ resource "terraform_data" "tpgen_validate" {
   for_each = { for name, spec in local.validated_specs : name => yamlencode(spec) if var.tpgen_command != null }
 
   input = {
-    file = "${local.template_vars[each.key].label}.yaml"
+    # A file name holds 255 bytes (the label is ASCII): tpgen's longest host name, 253, with
+    # ".yaml" would not fit.
+    file = "${substr(local.template_vars[each.key].label, 0, 250)}.yaml"
     spec = each.value
   }
   # A changed spec is a new resource, so the check runs again.
