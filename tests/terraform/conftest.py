@@ -93,7 +93,9 @@ def run(
 def error_diagnostics(stdout: str) -> list[dict[str, Any]]:
     """The error diagnostics of a `terraform ... -json` run, in the order printed."""
     errors = []
-    for line in stdout.splitlines():
+    # One event a line, split on "\n" only: splitlines() also splits at a NEL (U+0085) or a form
+    # feed, which a value quoted in a message may hold.
+    for line in stdout.split("\n"):
         event = json.loads(line) if line.startswith("{") else {}
         diagnostic = event.get("diagnostic") if event.get("type") == "diagnostic" else None
         if diagnostic and diagnostic.get("severity") == "error":

@@ -246,11 +246,12 @@ def _origin(name: str, cache_key: str) -> dict[str, Any]:
 def test_apply_hands_any_value_to_tpgen(terraform_tree: TerraformTree, tmp_path: Path) -> None:
     """Quotes and $() reach tpgen's file as written; a value longer than one environment string
     (128 KiB) too, so tpgen, not exec, names the field; a name that starts with '-' is a file
-    name to tpgen, not an option."""
+    name to tpgen, not an option; a NEL in a name is read back from terraform's -json."""
     nodes = [
         _origin("quoted", f"a'b\n$({RUN_PWNED})"),
         _origin("long", "x" * 200000),
         _origin("--help", "$uri"),
+        _origin("nel\x85x", "$uri"),
     ]
     errors = _apply_nodes(terraform_tree, tmp_path, nodes)
     details = {d["address"]: d["detail"].split(". Output: ", 1)[1].strip() for d in errors}
@@ -259,6 +260,9 @@ def test_apply_hands_any_value_to_tpgen(terraform_tree: TerraformTree, tmp_path:
         f"{nodes[0]['workload']['cache_key']!r} is not {PATTERN_FIXES[CACHE_KEY_RE]}",
         'terraform_data.tpgen_validate["long"]': (
             "long.yaml:13: workload.cache_key: write at most 1024 characters"
+        ),
+        'terraform_data.tpgen_validate["nel\\u0085x"]': (
+            f"nel_x.yaml:11: node.name: 'nel\\x85x' is not {PATTERN_FIXES[HOSTNAME_RE]}"
         ),
         'terraform_data.tpgen_validate["--help"]': (
             f"--help.yaml:11: node.name: '--help' is not {PATTERN_FIXES[HOSTNAME_RE]}"
