@@ -13,7 +13,12 @@ from tests.ansible.conftest import REPO
 from tests.ansible.role_variables import check_variables
 
 ROLES = ("nginx_install", "nginx_tpconfig", "storage_disks", "tpgen_metrics")
-PATH_FIX = "give an absolute path without a newline, a control character or $NAME"
+PATH_FIX = (
+    "give an absolute path (at most 4095 characters, 255 a name) without a newline, a control "
+    "character or $NAME"
+)
+# 4095 characters, each name 255 long: the longest path the checks accept
+HUGE_PATH = ("/" + "y" * 255) * 15 + "/" + "z" * 254
 UNIT_FIX = "give a systemd unit name (letters, digits, : _ . @ -; not starting with . or -), e.g."
 
 REFUSED: list[tuple[str, dict[str, Any], str]] = [
@@ -71,8 +76,8 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         "nginx_install",
         {"nginx_install_source_tarball": "nginx.tar.gz"},
         'nginx_install_source_tarball: "nginx.tar.gz" refused: give an absolute path on the node '
-        "without "
-        'a newline, a control character or $NAME, or "" to download.',
+        "(at most 4095 characters, 255 a name) without a newline, a control character or $NAME, "
+        'or "" to download.',
     ),
     (
         "nginx_install",
@@ -84,23 +89,22 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     (
         "nginx_install",
         {"nginx_install_source_build_dir": "/"},
-        'nginx_install_source_build_dir: "/" refused: give an absolute directory without a '
-        "newline, a "
-        "control character or $NAME, not / (its src/ is deleted before each build).",
+        'nginx_install_source_build_dir: "/" refused: give an absolute directory (at most 4095 '
+        "characters, 255 a name) without a newline, a control character or $NAME, not / (its src/ "
+        "is deleted before each build).",
     ),
     (
         "nginx_install",
         {"nginx_install_source_build_dir": "/usr/local/src/$HOME"},
         'nginx_install_source_build_dir: "/usr/local/src/$HOME" refused: give an absolute '
-        "directory "
-        "without a newline, a control character or $NAME, not / (its src/ is deleted before each "
-        "build).",
+        "directory (at most 4095 characters, 255 a name) without a newline, a control character "
+        "or $NAME, not / (its src/ is deleted before each build).",
     ),
     (
         "nginx_install",
         {"nginx_install_source_make_jobs": "0"},
         'nginx_install_source_make_jobs: "0" refused: give a whole number of parallel make jobs, '
-        "1 or more.",
+        "1 to 9999.",
     ),
     (
         "nginx_install",
@@ -128,9 +132,9 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     (
         "nginx_tpconfig",
         {"nginx_tpconfig_guard_venv": "/opt/tp'gen"},
-        'nginx_tpconfig_guard_venv: "/opt/tp\'gen" refused: give an absolute path without a '
-        "newline, a control character, $, a quote, a backquote or a backslash (its programs "
-        "would not start).",
+        'nginx_tpconfig_guard_venv: "/opt/tp\'gen" refused: give an absolute path (at most 4095 '
+        "characters, 255 a name) without a newline, a control character, $, a quote, a backquote "
+        "or a backslash (its programs would not start).",
     ),
     (
         "nginx_tpconfig",
@@ -220,9 +224,9 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     (
         "tpgen_metrics",
         {"tpgen_metrics_textfile_dir": "/var/lib/node exporter"},
-        'tpgen_metrics_textfile_dir: "/var/lib/node exporter" refused: give an absolute path '
-        "without "
-        "blanks, quotes, backslashes or $ (the node exporter's ARGS are split on blanks).",
+        'tpgen_metrics_textfile_dir: "/var/lib/node exporter" refused: give an absolute path (at '
+        "most 4095 characters, 255 a name) without blanks, quotes, backslashes or $ (the node "
+        "exporter's ARGS are split on blanks).",
     ),
     (
         "tpgen_metrics",
@@ -234,8 +238,8 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     (
         "tpgen_metrics",
         {"tpgen_metrics_window": "10 minutes"},
-        'tpgen_metrics_window: "10 minutes" refused: give a duration of whole seconds or more, e.g. '
-        "10m, 1h or 1h30m.",
+        'tpgen_metrics_window: "10 minutes" refused: give a duration of whole seconds or more, '
+        "e.g. 10m, 1h or 1h30m.",
     ),
     (
         "tpgen_metrics",
@@ -248,6 +252,22 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         'tpgen_metrics_nginx_binary: "-c/tmp/evil.conf" refused: give the nginx binary\'s name or '
         "path, "
         "without a control character and not starting with -.",
+    ),
+    (
+        "nginx_tpconfig",
+        {"nginx_tpconfig_guard_spec_path": "/etc/" + "x" * 256 + "/spec.yaml"},
+        f'nginx_tpconfig_guard_spec_path: "/etc/{"x" * 256}/spec.yaml" refused: {PATH_FIX}.',
+    ),
+    (
+        "storage_disks",
+        {"storage_disks_sysctl_file": HUGE_PATH + "/x"},
+        f'storage_disks_sysctl_file: "{HUGE_PATH}/x" refused: {PATH_FIX}.',
+    ),
+    (
+        "nginx_install",
+        {"nginx_install_official_pin_priority": 1000000},
+        "nginx_install_official_pin_priority: 1000000 refused: give a whole number from -9999 to "
+        "9999 (apt's pin priority, e.g. 900).",
     ),
 ]
 
@@ -295,6 +315,7 @@ ACCEPTED: list[tuple[str, dict[str, Any]]] = [
     (
         "storage_disks",
         {
+            "storage_disks_read_ahead_rules": HUGE_PATH,
             "storage_disks_mount_options": [],
             "storage_disks_device_timeout": "1min30s",
             "storage_disks_mkfs_options": {"ext4": "-m 0 -L 'c d'"},
