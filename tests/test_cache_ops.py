@@ -4,7 +4,9 @@ origins, logs, locate --offset and purge's refusals (the live ones: test_live_ca
 from __future__ import annotations
 
 import io
+import os
 import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -292,15 +294,16 @@ def test_purge_looks_for_the_slices_the_cached_length_names_but_no_more_than_the
     first.parent.mkdir(parents=True)
     first.write_bytes(b"\r\nContent-Range: bytes 0-%d/%d\r\n" % (gib - 1, claimed))
     probed: list[str] = []
-    real_exists = purge_module.os.path.exists
+    real_lstat = purge_module.os.lstat
 
-    def counted(path: str) -> bool:
+    def counted(path: str) -> os.stat_result:
         probed.append(path)
-        return real_exists(path)
+        return real_lstat(path)
 
-    monkeypatch.setattr(purge_module.os.path, "exists", counted)
+    monkeypatch.setattr(purge_module.os, "lstat", counted)
     assert purge_module.cached_files(target, probe_bytes=gib) == [str(first)]
-    assert len(probed) == looked_for
+    # each slice's file (named by its md5) is looked at once; the levels only of the one there
+    assert len([path for path in probed if len(os.path.basename(path)) == 32]) == looked_for
 
 
 def _run(args: list[str]) -> tuple[int, str, str]:
@@ -393,6 +396,85 @@ def test_purge_refuses_a_probe_it_would_take_minutes_to_look_through() -> None:
     )
     assert code == 2
     assert err == "tpgen purge: --probe-size: '1PiB': at most 256GiB\n"
+
+
+def _spec_on(tmp_path: Path, avg_object_size: str = "1MiB") -> Path:
+    """A cache spec whose disks are directories under tmp_path/cache."""
+    data = _cache(workload={"avg_object_size": avg_object_size})
+    for entry in data["disks"]:
+        entry["mount"] = str(tmp_path / "cache" / entry["name"])
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _cached(spec_path: Path, key: str, content: bytes = b"nginx's\n") -> Path:
+    """The key's (first) cache file, written where nginx would."""
+    _, out, _ = _run(["locate", str(spec_path), key, "--offset", "0"])
+    path = Path(out.rstrip("\n").split("\t")[-1])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    return path
+
+
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+def test_purge_removes_nothing_through_a_link_in_the_cache(
+    tmp_path: Path, dry_run: list[str]
+) -> None:
+    """A level directory linked out of the cache: unlinking through it removed a file outside
+    the cache. Refused before any key's file is removed."""
+    spec_path = _spec_on(tmp_path)
+    kept = _cached(spec_path, "httpx/kept")
+    linked = _cached(spec_path, "httpx/linked")
+    outside = tmp_path / "outside"
+    shutil.move(linked.parent, outside)
+    linked.parent.symlink_to(outside)
+    code, out, err = _run(["purge", str(spec_path), *dry_run, "httpx/kept", "httpx/linked"])
+    assert (code, out) == (2, "")
+    assert err == (
+        f"tpgen: {linked.parent}: is a symbolic link, not what nginx writes in its cache: purge "
+        "removes nothing; move it away by hand\n"
+    )
+    assert (outside / linked.name).read_bytes() == b"nginx's\n"
+    assert kept.read_bytes() == b"nginx's\n"
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda path: path.mkdir(), "is a directory"),
+        (lambda path: os.mkfifo(path), "is not a regular file"),
+        (lambda path: path.symlink_to("/etc/passwd"), "is a symbolic link"),
+    ],
+)
+@pytest.mark.parametrize("size", ["1MiB", "64MiB"])  # unsliced, sliced
+def test_purge_refuses_a_cache_file_name_nginx_did_not_write(
+    tmp_path: Path, make: Any, kind: str, size: str
+) -> None:
+    """--dry-run listed a directory it would remove, then the purge failed on it."""
+    spec_path = _spec_on(tmp_path, size)
+    path = _cached(spec_path, "httpx/a")
+    path.unlink()
+    make(path)
+    for dry_run in ([], ["--dry-run"]):
+        assert _run(["purge", str(spec_path), *dry_run, "httpx/a"]) == (
+            2,
+            "",
+            f"tpgen: {path}: {kind}, not what nginx writes in its cache: purge removes nothing; "
+            "move it away by hand\n",
+        )
+    assert Path("/etc/passwd").is_file()
+
+
+def test_a_slice_length_longer_than_nginx_writes_is_not_read(tmp_path: Path) -> None:
+    """5000 digits in the first slice's Content-Range: int() refused it, an exit 3."""
+    spec_path = _spec_on(tmp_path, "64MiB")
+    range_line = b"\r\nContent-Range: bytes 0-1/" + b"9" * 5000 + b"\r\n"
+    first = _cached(spec_path, "httpx/a", range_line)
+    code, out, err = _run(["purge", str(spec_path), "--probe-size", "4MiB", "httpx/a"])
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0].endswith(f"\t{first}")
+    assert not first.exists()
 
 
 # ----------------------------------------------------------------------- repeated entries

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from tpgen.api import Plan, cache_target, load_plan
 from tpgen.commands import STANDARD, Console
 from tpgen.errors import EXIT_OK, BadInput, printable
-from tpgen.ops.purge import purge as purge_files
+from tpgen.ops.purge import cached_files, remove_files
 
 PROBE_BYTES = 64 << 30
 
@@ -43,11 +43,15 @@ def purge_plan(
     if plan.workload != "cache":
         raise BadInput(f"this {plan.workload} node keeps no cache: purge runs on cache nodes")
     verb = "would remove" if dry_run else "removed"
+    # Every key's files are found (and refused, exit 2) before the first is removed.
+    found = []
     for key in keys:
         target = cache_target(plan, key)
-        found = purge_files(target.to_dict(), dry_run=dry_run, probe_bytes=probe_bytes)
-        if not found:
+        found.append((key, target, cached_files(target.to_dict(), probe_bytes)))
+    for key, target, paths in found:
+        done = paths if dry_run else remove_files(target.dir, paths)
+        if not done:
             console.say(f"not cached\t{printable(key)}\t{target.disk}")
-        for path in found:
+        for path in done:
             console.say(f"{verb}\t{printable(key)}\t{target.disk}\t{printable(path)}")
     return EXIT_OK
