@@ -74,6 +74,47 @@ def test_parse_lsblk_rejects_bad_input_with_a_message(text: str, message: str) -
         d.parse_lsblk(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '{"blockdevices": [{"name": "sdb", "size": ' + "9" * 5000 + "}]}",
+            "lsblk: output is not lsblk's JSON: a number too long to read",
+        ),
+        (
+            '{"blockdevices": [{"name": "sdb", "size": "' + "9" * 5000 + '"}]}',
+            "lsblk: size is not a byte count: '" + "9" * 36 + "...' (run lsblk with -b)",
+        ),
+        (
+            '{"blockdevices": [{"name": "sdb", "size": "\u00b2"}]}',
+            "lsblk: size is not a byte count: '\u00b2' (run lsblk with -b)",
+        ),
+        (
+            "[" * 100_000 + "]" * 100_000,
+            "lsblk: devices nested deeper than Python reads: not lsblk's output",
+        ),
+        (
+            '{"blockdevices": [' + '{"name": "a", "children": [' * 600 + "]}" * 600 + "]}",
+            "lsblk: devices nested deeper than Python reads: not lsblk's output",
+        ),
+    ],
+    ids=["json-5000-digits", "text-5000-digits", "superscript-two", "deep-json", "deep-tree"],
+)
+def test_lsblk_output_python_cannot_read_is_a_message_not_an_internal_error(
+    text: str, message: str
+) -> None:
+    """int() refuses 5000 digits and "²" (a digit to str.isdigit), json.loads a deep nesting:
+    each was an exit 3."""
+    with pytest.raises(d.DiscoverError) as refused:
+        d.parse_lsblk(text)
+    assert str(refused.value) == message
+
+
+def test_parse_meminfo_reads_ascii_digits_only() -> None:
+    with pytest.raises(d.DiscoverError, match=r"^/proc/meminfo: no readable MemTotal line$"):
+        d.parse_meminfo("MemTotal: \u00b2 kB\n")
+
+
 def test_parse_meminfo_this_host() -> None:
     text = (FIXTURES / "meminfo-this-host.txt").read_text()
     assert d.parse_meminfo(text) == 24684092 * 1024

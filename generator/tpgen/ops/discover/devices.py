@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +11,10 @@ from typing import Any
 LSBLK_COLUMNS = "NAME,KNAME,PATH,TYPE,SIZE,ROTA,MOUNTPOINTS,FSTYPE,UUID,TRAN,PKNAME"
 # util-linux < 2.37 has no MOUNTPOINTS column; lsblk then prints one MOUNTPOINT per device.
 LSBLK_COLUMNS_OLD = LSBLK_COLUMNS.replace("MOUNTPOINTS", "MOUNTPOINT")
+
+
+# ASCII digits, no more than a byte count has: int() refuses "²" and 5000 digits.
+BYTE_COUNT = re.compile(r"[0-9]{1,30}")
 
 
 class DiscoverError(Exception):
@@ -56,8 +61,9 @@ def _as_int(value: object) -> int:
     if value is None:
         return 0
     text = str(value).strip()
-    if not text.isdigit():
-        raise DiscoverError(f"lsblk: size is not a byte count: {value!r} (run lsblk with -b)")
+    if not BYTE_COUNT.fullmatch(text):
+        shown = text if len(text) <= 40 else f"{text[:36]}..."
+        raise DiscoverError(f"lsblk: size is not a byte count: {shown!r} (run lsblk with -b)")
     return int(text)
 
 
@@ -101,6 +107,19 @@ def parse_lsblk(text: str) -> list[BlockDevice]:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise DiscoverError(f"lsblk: output is not JSON: {err}") from err
+    except ValueError:  # not a JSONDecodeError: an integer of more digits than int() takes
+        raise DiscoverError(
+            "lsblk: output is not lsblk's JSON: a number too long to read"
+        ) from None
+    except RecursionError:
+        raise DiscoverError(_TOO_DEEP) from None
     if not isinstance(data, dict) or not isinstance(data.get("blockdevices"), list):
         raise DiscoverError('lsblk: no "blockdevices" list in the output')
-    return [_device(entry) for entry in data["blockdevices"] if isinstance(entry, dict)]
+    try:
+        return [_device(entry) for entry in data["blockdevices"] if isinstance(entry, dict)]
+    except RecursionError:
+        raise DiscoverError(_TOO_DEEP) from None
+
+
+# A disk holds partitions, they hold LVM or RAID, those crypt: lsblk's trees are a few deep.
+_TOO_DEEP = "lsblk: devices nested deeper than Python reads: not lsblk's output"

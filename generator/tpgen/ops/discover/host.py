@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import TextIO
 
 from .decide import DEFAULT_MIN_SIZE, DEFAULT_MOUNT_ROOT, Discovery, discover
-from .devices import LSBLK_COLUMNS, LSBLK_COLUMNS_OLD, DiscoverError, parse_lsblk
+from .devices import BYTE_COUNT, LSBLK_COLUMNS, LSBLK_COLUMNS_OLD, DiscoverError, parse_lsblk
 from .draft import render_draft
 from .sizes import GIB, MIB
 
@@ -23,7 +23,7 @@ def parse_meminfo(text: str) -> int:
         key, _, rest = line.partition(":")
         if key.strip() == "MemTotal":
             parts = rest.split()
-            if not parts or not parts[0].isdigit():
+            if not parts or not BYTE_COUNT.fullmatch(parts[0]):
                 break
             unit = parts[1].lower() if len(parts) > 1 else "b"
             factor = {"kb": 1024, "mb": MIB, "gb": GIB, "b": 1}.get(unit)
