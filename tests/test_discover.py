@@ -292,6 +292,30 @@ def test_draft_yaml_without_disks_says_so() -> None:
     assert "no usable disk found" in text
 
 
+def test_a_mount_point_with_a_newline_stays_in_its_comment() -> None:
+    """The kernel's text in a comment: a newline in a mount point ended the comment and put the
+    rest into the draft as YAML."""
+    devices = d.parse_lsblk(
+        json.dumps(
+            {
+                "blockdevices": [
+                    {"name": "sdb", "type": "disk", "size": 64 * GIB, "rota": True},
+                    {
+                        "name": "sdc",
+                        "type": "disk",
+                        "size": 64 * GIB,
+                        "mountpoints": ["/mnt/x\ndisks: []"],
+                    },
+                ]
+            }
+        )
+    )
+    result = d.discover(devices, hostname="h", cores=1, memory=GIB)
+    text = d.render_draft(result)
+    assert yaml.safe_load(text) == result.spec_mapping()
+    assert "#   /dev/sdc: in use: mounted at /mnt/x\\ndisks: []\n" in text
+
+
 def test_draft_is_a_valid_spec_for_the_generator() -> None:
     spec = api.spec_from_mapping(yaml.safe_load(d.render_draft(storage_node())), "draft")
     assert [disk.name for disk in spec.disks] == ["d1", "d2", "d3", "d4", "d5"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+from tpgen.errors import printable
+
 from .decide import DRAFT_UPSTREAM, Discovery
 
 _PLAIN_SCALAR = re.compile(r"[A-Za-z0-9_./@-][A-Za-z0-9_./@-]*")
@@ -25,6 +27,12 @@ def yaml_scalar(value: object) -> str:
     ):
         return text
     return json.dumps(text)
+
+
+def _comment(line: str) -> str:
+    # A device name or mount point is the kernel's text: a newline in one would end the
+    # comment and put the rest into the draft as YAML.
+    return printable(line)
 
 
 def render_draft(discovery: Discovery, *, generated_at: str | None = None) -> str:
@@ -48,7 +56,7 @@ def render_draft(discovery: Discovery, *, generated_at: str | None = None) -> st
     if discovery.disks:
         lines.append("disks:")
         for choice, entry in zip(discovery.disks, spec["disks"], strict=True):
-            lines.append(f"  # {choice.device}: {choice.reason}")
+            lines.append(_comment(f"  # {choice.device}: {choice.reason}"))
             first = True
             for key in ("name", "device", "mount", "size", "media", "filesystem"):
                 prefix = "  - " if first else "    "
@@ -58,5 +66,5 @@ def render_draft(discovery: Discovery, *, generated_at: str | None = None) -> st
         lines.append("disks: []  # no usable disk found: add disks by hand (see docs/spec.md)")
     if discovery.skipped:
         lines.append("# Skipped devices:")
-        lines.extend(f"#   {s.device}: {s.reason}" for s in discovery.skipped)
+        lines.extend(_comment(f"#   {s.device}: {s.reason}") for s in discovery.skipped)
     return "\n".join(lines) + "\n"
