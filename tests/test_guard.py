@@ -321,6 +321,32 @@ def test_a_corrupt_state_file_is_set_aside_and_reported(tmp_path: Path, text: st
     assert aside.read_text() == text
 
 
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested deeper than Python reads"),
+        ('{"version": ' + "9" * 5000 + "}", "a number too long to read"),
+        ('{"version": true, "disks": {}}', "not a version 1 guard state"),
+        ('{"version": 1.0, "disks": {}}', "not a version 1 guard state"),
+    ],
+    ids=["deep", "5000-digits", "true", "float"],
+)
+def test_a_state_python_reads_otherwise_is_set_aside_not_an_internal_error(
+    tmp_path: Path, text: str, reason: str
+) -> None:
+    """A deep nesting and 5000 digits were an exit 3 before the first poll; true and 1.0 were
+    taken for version 1 (Python's 1 == true == 1.0)."""
+    path = tmp_path / "guard-state.json"
+    path.write_text(text)
+    state, warning = read_state(str(path), NOW)
+    aside = tmp_path / "guard-state.json.corrupt-2027-01-15T080000Z"
+    assert (state, warning) == (
+        GuardState(),
+        f"{path} is corrupt ({reason}): moved to {aside}, not trusted",
+    )
+    assert aside.read_text() == text
+
+
 # ------------------------------------------------------------------------------- the agent
 class Machine:
     """A node in a directory: an error log, the mount table, diskstats; apply records calls."""

@@ -78,7 +78,9 @@ class CorruptState(ValueError):
 
 def state_from(data: object) -> GuardState:
     """The state in ``data`` (the parsed JSON), or CorruptState saying what is wrong."""
-    if not isinstance(data, Mapping) or data.get("version") != VERSION:
+    version = data.get("version") if isinstance(data, Mapping) else None
+    # true == 1 and 1.0 == 1 in Python: guard writes the integer.
+    if not isinstance(data, Mapping) or type(version) is not int or version != VERSION:
         raise CorruptState(f"not a version {VERSION} guard state")
     disks = data.get("disks")
     if not isinstance(disks, Mapping):
@@ -106,13 +108,25 @@ def read_state(path: str, now: float, inputs: Sequence[str] = ()) -> tuple[Guard
     try:
         if len(raw) > MAX_BYTES:
             raise CorruptState(f"larger than {MAX_BYTES} bytes")
-        return state_from(json.loads(raw.decode("utf-8"))), None
+        return state_from(_json_of(raw)), None
     except (CorruptState, ValueError) as err:
         aside = f"{path}.corrupt-{utc_iso(now).replace(':', '')}"
         # Still the regular file just read, not something swapped in since.
         existing_target(path, inputs, STATE)
         os.replace(path, aside)
         return GuardState(), f"{path} is corrupt ({err}): moved to {aside}, not trusted"
+
+
+def _json_of(raw: bytes) -> object:
+    """The JSON in ``raw``; ValueError (CorruptState for what json's own words do not say)."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise CorruptState("nested deeper than Python reads") from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise
+    except ValueError:  # int() refuses a number of more than 4300 digits
+        raise CorruptState("a number too long to read") from None
 
 
 def write_state(path: str, state: GuardState, inputs: Sequence[str] = ()) -> None:
