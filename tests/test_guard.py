@@ -88,6 +88,19 @@ def test_nginx_detector_reads_each_error_shape(line_no: int, disk: str | None) -
         assert found[0].line == lines("nginx-error.log")[line_no]
 
 
+def test_a_requests_text_that_reads_as_an_errno_of_5000_digits_is_none() -> None:
+    """A client's URI is in the quoted path of a file nginx did not find: int() refused its
+    5000 digits and the guard ended (exit 3) on the next poll."""
+    digits = "9" * 5000
+    missing = (
+        f'2026/11/25 10:02:04 [error] 103#103: *84 open() "/srv/cache/d3/www/failed ({digits}: '
+        'x)" failed (2: No such file or directory), client: 192.0.2.7'
+    )
+    sick = missing.replace("(2: No such file or directory)", "(5: Input/output error)")
+    assert nginx_evidence([missing], disks(), NOW) == []
+    assert [item.disk for item in nginx_evidence([sick], disks(), NOW)] == ["d3"]
+
+
 @pytest.mark.parametrize(
     ("line_no", "disk"),
     [

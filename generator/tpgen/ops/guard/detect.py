@@ -16,7 +16,9 @@ from ..doctor.mounts import MountEntry, mount_at
 
 # errno values nginx prints as "failed (N: text)" that mean the disk under the file is sick
 DISK_ERRNOS = {5: "EIO", 6: "ENXIO", 19: "ENODEV", 30: "EROFS", 117: "EUCLEAN"}
-_FAILED_ERRNO = re.compile(r"failed \((\d+): ([^)]*)\)")
+# nginx prints an errno in ASCII digits, ten at most: int() refused 5000 of them, which a
+# request's text in the log may carry, and the guard ended.
+_FAILED_ERRNO = re.compile(r"failed \(([0-9]{1,10}): ([^)]*)\)")
 _ERROR_TEXTS = ("Input/output error", "Read-only file system", "Structure needs cleaning")
 _QUOTED_PATH = re.compile(r'"(/[^"]*)"')
 
