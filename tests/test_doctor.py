@@ -591,6 +591,48 @@ def test_a_status_endpoint_that_does_not_speak_http_is_a_finding(reply: bytes) -
     assert "\n" not in status.message and "\r" not in status.message
 
 
+def _status_finding(url: str, system: FakeSystem) -> dr.Finding:
+    layout = layout_dict(disk_entry("d1"), status_url=url)
+    doctor_inputs = dr.DoctorInputs(layout=dr.read_layout(layout), expected_config=RENDERED)
+    (status,) = [f for f in dr.diagnose(doctor_inputs, system) if f.check == "nginx.status"]
+    return status
+
+
+def test_a_status_page_sent_a_byte_at_a_time_is_cut_at_the_timeout() -> None:
+    """urllib's timeout bounds each read: a peer dripping a byte every 0.2 s held doctor (and the
+    metrics timer) for as long as it kept on."""
+    server = socket.create_server(("127.0.0.1", 0))
+    done = threading.Event()
+
+    def drip() -> None:
+        connection, _ = server.accept()
+        with connection, contextlib.suppress(OSError):
+            connection.recv(65536)
+            connection.sendall(b"HTTP/1.1 200 OK\r\n")
+            for _ in range(30):  # 6 s, then it ends: a doctor without the cut would wait it out
+                if done.wait(0.2):
+                    break
+                connection.sendall(b"X")
+
+    class OneSecond(FakeSystem):
+        def fetch(self, url: str) -> str:
+            return dr.HostSystem(timeout=1).fetch(url)
+
+    threading.Thread(target=drip, daemon=True).start()
+    url = f"http://127.0.0.1:{server.getsockname()[1]}/nginx_status"
+    started = time.monotonic()
+    try:
+        status = _status_finding(url, OneSecond())
+    finally:
+        done.set()
+        server.close()
+    assert time.monotonic() - started < 3
+    assert (status.level, status.message) == (
+        Level.FAIL,
+        f"no answer from {url}: no whole answer in 1 s",
+    )
+
+
 def test_a_malformed_status_url_is_a_finding() -> None:
     layout = layout_dict(disk_entry("d1"), status_url="http://a b")
     doctor_inputs = dr.DoctorInputs(layout=dr.read_layout(layout), expected_config=RENDERED)

@@ -8,6 +8,7 @@ import os
 import pwd
 import stat
 import subprocess
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterable
@@ -116,6 +117,29 @@ class HostSystem:
             yield from handle
 
     def fetch(self, url: str) -> str:
+        """The page's first 64 KiB. TimeoutError when the whole answer takes longer than the
+        timeout: urllib's bounds each read only, and a peer sending a byte a second held doctor
+        (and the metrics timer) for as long as it kept sending."""
+        answer: list[str] = []
+        failure: list[Exception] = []
+
+        def get() -> None:
+            try:
+                answer.append(self._get(url))
+            except Exception as err:  # handed to the caller's thread, which reports it
+                failure.append(err)
+
+        # A daemon thread: one still reading when the time is up ends with the process.
+        worker = threading.Thread(target=get, name="tpgen-doctor-status", daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        if failure:
+            raise failure[0]
+        if not answer:
+            raise TimeoutError(errno.ETIMEDOUT, f"no whole answer in {self.timeout:g} s")
+        return answer[0]
+
+    def _get(self, url: str) -> str:
         # Straight to the node's own loopback status: an http_proxy in the environment (a play's
         # apt proxy) would send it to the proxy, which cannot reach this node's 127.0.0.1.
         direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
