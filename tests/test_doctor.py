@@ -633,6 +633,30 @@ def test_a_status_page_sent_a_byte_at_a_time_is_cut_at_the_timeout() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5096\r\n\r\nActive connections: 1 \n"
+            b"server accepts handled requests\n " + b"9" * 5000 + b" 5 9 \n"
+            b"Reading: 0 Writing: 1 Waiting: 0 \n",
+            "{url} is not a stub_status page",
+        ),
+        (
+            b"HTTP/1.1 503 \xff\x1b[2J\r\nContent-Length: 0\r\n\r\n",
+            "no answer from {url}: \\xff\\x1b[2J",
+        ),
+    ],
+    ids=["counter-of-5000-digits", "reason-with-escapes"],
+)
+def test_a_status_answer_python_reads_otherwise_is_its_own_finding(reply: bytes, said: str) -> None:
+    """5000 digits (int() refused them) were reported as no answer, with Python's advice; an
+    HTTP reason's bytes reached the terminal as they were."""
+    with answering(reply) as url:
+        status = _status_finding(url, RealFetch())
+    assert (status.level, status.message) == (Level.FAIL, said.format(url=url))
+
+
 def test_a_malformed_status_url_is_a_finding() -> None:
     layout = layout_dict(disk_entry("d1"), status_url="http://a b")
     doctor_inputs = dr.DoctorInputs(layout=dr.read_layout(layout), expected_config=RENDERED)

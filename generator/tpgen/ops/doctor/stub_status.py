@@ -21,11 +21,16 @@ class StubStatus:
     waiting: int
 
 
+# nginx prints its counters in ASCII digits, twenty at most (a 64-bit atomic): int() refused a
+# number of 5000, which doctor reported as no answer at all.
+_COUNT = r"([0-9]{1,20})(?![0-9])"
+
+
 def parse_stub_status(text: str) -> StubStatus:
     """Parse the ``stub_status`` page."""
-    active = re.search(r"Active connections:\s*(\d+)", text)
-    totals = re.search(r"server accepts handled requests\s+(\d+)\s+(\d+)\s+(\d+)", text)
-    rww = re.search(r"Reading:\s*(\d+)\s+Writing:\s*(\d+)\s+Waiting:\s*(\d+)", text)
+    active = re.search(rf"Active connections:\s*{_COUNT}", text)
+    totals = re.search(rf"server accepts handled requests\s+{_COUNT}\s+{_COUNT}\s+{_COUNT}", text)
+    rww = re.search(rf"Reading:\s*{_COUNT}\s+Writing:\s*{_COUNT}\s+Waiting:\s*{_COUNT}", text)
     if not (active and totals and rww):
         raise DoctorError("not a stub_status page")
     return StubStatus(

@@ -181,7 +181,10 @@ def error_text(err: BaseException) -> str:
     """The short reason of an error, as a finding shows it (no exception class names)."""
     if isinstance(err, urllib.error.URLError):
         reason = err.reason
-        return reason.strerror or str(reason) if isinstance(reason, OSError) else str(reason)
+        if isinstance(reason, OSError):
+            return reason.strerror or str(reason)
+        # An HTTP error's reason is the peer's own text: escaped and cut, so it stays one line.
+        return _one_line(str(reason))
     if isinstance(err, OSError) and err.strerror:
         return err.strerror if not err.filename else f"{err.strerror}: {err.filename}"
     if isinstance(err, http.client.InvalidURL):
