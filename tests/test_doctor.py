@@ -392,6 +392,20 @@ def test_scan_error_log_counts_only_after_since() -> None:
     assert counts.lines == 10
 
 
+def test_a_requests_text_of_5000_digits_in_the_log_counts_as_nothing() -> None:
+    """int() refused 5000 digits: doctor ended with an internal error (exit 3), and so did the
+    metrics timer; a client's URI in a line of a file nginx did not find can carry them."""
+    digits = "9" * 5000
+    lines = [
+        f'2026/11/21 18:10:00 [error] 7#7: *1 open() "{DISKS[0]["mount"]}/failed ({digits}: x)" '
+        "failed (2: No such file or directory)",
+        f'2026/11/21 18:10:01 [error] 7#7: *2 open() "/srv/www/thread pool "p" queue overflow: '
+        f'{digits} tasks waiting" failed (2: No such file or directory)',
+    ]
+    counts = dr.scan_error_log(lines, None, DISKS)
+    assert (counts.lines, counts.queue_overflow, counts.disk_errors) == (2, {}, {})
+
+
 def test_scan_error_log_without_since_reads_everything() -> None:
     counts = dr.scan_error_log(fixture("error-log-sick.log").splitlines(), None, DISKS)
     assert counts.queue_overflow == {"pool_d1": 3, "pool_d2": 1}

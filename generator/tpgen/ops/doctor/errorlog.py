@@ -26,9 +26,11 @@ _DISK_ERRNOS = {5: "EIO", 6: "ENXIO", 19: "ENODEV", 30: "EROFS", 117: "EUCLEAN"}
 _FULL_ERRNOS = {28: "ENOSPC"}
 
 _LOG_LINE = re.compile(r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d) \[(\w+)\] (.*)$")
-_QUEUE_OVERFLOW = re.compile(r'thread pool "([^"]+)" queue overflow: (\d+) tasks waiting')
+# nginx prints a count or an errno in ASCII digits, twenty at most: int() refused a number of
+# 5000, which a request's text in the log may carry.
+_QUEUE_OVERFLOW = re.compile(r'thread pool "([^"]+)" queue overflow: ([0-9]{1,20}) tasks waiting')
 _ALLOC_NODE = re.compile(r'could not allocate node(?: in cache keys zone "([^"]+)")?')
-_FAILED_ERRNO = re.compile(r"failed \((\d+): [^)]*\)")
+_FAILED_ERRNO = re.compile(r"failed \(([0-9]{1,10}): [^)]*\)")
 _QUOTED_PATH = re.compile(r'"(/[^"]*)"')
 
 
