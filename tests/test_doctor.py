@@ -769,6 +769,29 @@ def test_run_doctor_text_table_shows_fixes_and_summary() -> None:
     assert text.splitlines()[-1].endswith(": fail (9 ok, 0 warn, 1 fail)")
 
 
+def test_the_text_report_escapes_what_a_terminal_would_act_on() -> None:
+    """A zone name from the error log and a line of the live config reached the terminal as they
+    were: an OSC sequence retitled it, a newline split a finding's row."""
+    out = io.StringIO()
+    system = FakeSystem(
+        log='2026/11/21 18:20:00 [alert] 7#7: could not allocate node in cache keys zone "z\x1b]0;'
+        'pwned\x07"\n',
+        config=RENDERED + "# \x1b[2J\n",
+    )
+    dr.run_doctor(inputs(), since="1h", as_json=False, system=system, out=out)
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text
+    zone = "z\\x1b]0;pwned\\x07"
+    (row,) = [line.split(maxsplit=3) for line in text.splitlines() if "log.alloc_node" in line]
+    assert row == [
+        "WARN",
+        "log.alloc_node",
+        zone,
+        f'could not allocate node in keys zone "{zone}": once since 2026-11-21 17:30:00',
+    ]
+    assert "      | -# \\x1b[2J" in text.splitlines()  # a line the live config has, not tpgen
+
+
 def test_cache_directory_of_another_user_makes_the_run_fail() -> None:
     system = FakeSystem(owners={"/srv/cache/d2/cache": "root"})
     findings = {(f.check, f.subject): f for f in dr.diagnose(inputs(), system, since="1h")}

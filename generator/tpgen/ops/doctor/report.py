@@ -29,7 +29,10 @@ def report_json(
 
 def report_text(findings: Sequence[Finding], *, host: str) -> str:
     """A table, one finding per line, the fix under every warning or failure."""
-    rows = [(f.level.label.upper(), f.check, f.subject or "-", f.message) for f in findings]
+    rows = [
+        (f.level.label.upper(), f.check, _cell(f.subject or "-"), _cell(f.message))
+        for f in findings
+    ]
     width_check = max([len(r[1]) for r in rows] + [5])
     width_subject = max([len(r[2]) for r in rows] + [7])
     lines = [f"{'LEVEL':<5} {'CHECK':<{width_check}} {'SUBJECT':<{width_subject}} MESSAGE"]
@@ -48,5 +51,14 @@ def _under(finding: Finding, indent: str) -> list[str]:
     """The lines under a warning or failure: its fix, then its diff."""
     if finding.level == Level.OK:
         return []
-    fix = [f"{indent}fix: {finding.fix}"] if finding.fix else []
-    return fix + [f"      | {diff_line}" for diff_line in finding.data.get("diff", [])]
+    fix = [f"{indent}fix: {_cell(finding.fix)}"] if finding.fix else []
+    return fix + [f"      | {_cell(diff_line)}" for diff_line in finding.data.get("diff", [])]
+
+
+def _cell(text: str) -> str:
+    """``text`` with what a terminal would act on escaped (a tab kept): a zone name from the
+    error log or a line of the live config is the node's text, and an escape sequence or a
+    newline in one rewrote the table, or the screen."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in text)
