@@ -1053,6 +1053,27 @@ def test_doctor_main_names_a_spec_or_node_that_is_not_a_mapping_as_validate_does
     assert err.getvalue().splitlines()[0] == f"tpgen doctor: {spec}:{problem}"
 
 
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested deeper than Python reads"),
+        ('{"version": ' + "9" * 5000 + "}", "a number too long to read"),
+        ('{"version": true, "disks": {"d1": {"state": "failed"}}}', "not a version 1 guard state"),
+    ],
+    ids=["deep", "5000-digits", "true"],
+)
+def test_a_guard_state_python_reads_otherwise_is_a_corrupt_one(text: str, reason: str) -> None:
+    """A deep nesting and 5000 digits ended doctor with an internal error (exit 3); true was
+    taken for version 1."""
+    from tpgen.ops.doctor.guard_state import check_guard_state
+
+    (found,) = check_guard_state(text, [], path="/var/lib/tpgen/guard-state.json")
+    assert (found.level, found.message) == (
+        Level.WARN,
+        f"/var/lib/tpgen/guard-state.json is corrupt ({reason})",
+    )
+
+
 def test_doctor_main_reports_a_bad_spec_and_exits_2(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text("node: {name: x}\nworkload: {type: cache}\ndisks: []\nbogus: 1\n")

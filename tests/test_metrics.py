@@ -150,7 +150,17 @@ def test_guard_state_file_is_exported_per_disk() -> None:
 
 
 @pytest.mark.parametrize(
-    "content", ["{", '{"version": 2, "disks": {}}', '{"version": 1, "disks": ["d1"]}', "[]"]
+    "content",
+    [
+        "{",
+        '{"version": 2, "disks": {}}',
+        '{"version": 1, "disks": ["d1"]}',
+        "[]",
+        # an internal error (exit 3) of the metrics timer, and true taken for version 1
+        pytest.param("[" * 100_000 + "]" * 100_000, id="deep"),
+        pytest.param('{"version": ' + "9" * 5000 + "}", id="5000-digits"),
+        '{"version": true, "disks": {"d1": {"state": "failed"}}}',
+    ],
 )
 def test_an_unreadable_guard_state_is_one_series_and_no_crash(content: str) -> None:
     samples = parse(metrics(MetricsSystem(files={GUARD: content})))

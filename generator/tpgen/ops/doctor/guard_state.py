@@ -18,8 +18,17 @@ CHECK = "guard.state"
 
 def read_guard_disks(text: str) -> dict[str, Mapping[str, str]]:
     """Disk name -> {state, since, reason}; ValueError for a file guard did not write."""
-    data = json.loads(text)
-    disks = data.get("disks") if isinstance(data, dict) and data.get("version") == 1 else None
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError("nested deeper than Python reads") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # int() refuses a number of more than 4300 digits
+        raise ValueError("a number too long to read") from None
+    version = data.get("version") if isinstance(data, dict) else None
+    # true == 1 and 1.0 == 1 in Python: guard writes the integer.
+    disks = data.get("disks") if type(version) is int and version == 1 else None
     if not isinstance(disks, dict) or not all(
         isinstance(item, dict) and isinstance(item.get("state"), str) for item in disks.values()
     ):

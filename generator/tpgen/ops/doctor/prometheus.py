@@ -26,6 +26,7 @@ from typing import Any
 from .diagnose import diagnose
 from .errorlog import DEFAULT_SINCE, parse_since
 from .findings import DoctorError, Finding, Level, worst
+from .guard_state import read_guard_disks
 from .layout import DEFAULT_CONFIG, GUARD_STATE_FILE, DoctorInputs, Layout, LayoutDisk, read_layout
 from .mounts import MountEntry, mount_at, parse_mountinfo
 from .space import DEFAULT_MIN_FREE_RATIO, INODE_MIN_FREE_RATIO, FsUsage
@@ -33,7 +34,6 @@ from .system import HostSystem, System
 
 DISK_STATES = ("active", "draining", "failed")
 GUARD_STATES = ("active", "draining", "failed", "slow")
-GUARD_STATE_VERSION = 1
 
 
 @dataclass
@@ -264,7 +264,7 @@ def guard_families(path: str, system: System) -> list[Family]:
         "tpgen_guard_disk_state_since_timestamp_seconds", "Since when the disk is in that state."
     )
     try:
-        disks = _guard_disks(system.read_text(path))
+        disks = read_guard_disks(system.read_text(path))
     except FileNotFoundError:
         return []
     except (OSError, ValueError):
@@ -279,16 +279,6 @@ def guard_families(path: str, system: System) -> list[Family]:
         if stamp is not None:
             since.add(stamp, disk=name)
     return [readable, state, since]
-
-
-def _guard_disks(text: str) -> dict[str, Mapping[str, object]]:
-    data = json.loads(text)
-    if not isinstance(data, dict) or data.get("version") != GUARD_STATE_VERSION:
-        raise ValueError(f"expected a version {GUARD_STATE_VERSION} guard state")
-    disks = data.get("disks")
-    if not isinstance(disks, dict) or not all(isinstance(v, dict) for v in disks.values()):
-        raise ValueError("disks must map each disk to its state")
-    return {str(name): entry for name, entry in disks.items()}
 
 
 def _timestamp(value: object) -> float | None:
