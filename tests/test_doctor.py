@@ -1074,6 +1074,33 @@ def test_a_guard_state_python_reads_otherwise_is_a_corrupt_one(text: str, reason
     )
 
 
+def test_doctor_checks_the_guard_state_it_is_given(tmp_path: Path) -> None:
+    """--guard-state named the file --prometheus exports; the report read the default path."""
+    state = tmp_path / "guard-state.json"
+    state.write_text(
+        '{"version": 1, "disks": {"d3": {"state": "failed", "since": "2026-11-21T18:00:00Z", '
+        '"reason": "5 I/O errors within 30s"}}}'
+    )
+    out = io.StringIO()
+    doctor_main(
+        str(Path(__file__).parent.parent / "examples" / "cache-3hdd.yaml"),
+        out=out,
+        err=io.StringIO(),
+        as_json=True,
+        config_path=str(tmp_path / "nginx.conf"),
+        error_log=str(tmp_path / "error.log"),
+        guard_state=str(state),
+        nginx_binary="/bin/false",
+    )
+    (guard,) = [f for f in json.loads(out.getvalue())["findings"] if f["check"] == "guard.state"]
+    assert (guard["level"], guard["subject"], guard["message"]) == (
+        "fail",
+        "d3",
+        "guard: d3 failed since 2026-11-21T18:00:00Z: 5 I/O errors within 30s; the spec still "
+        "says active",
+    )
+
+
 def test_doctor_main_reports_a_bad_spec_and_exits_2(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text("node: {name: x}\nworkload: {type: cache}\ndisks: []\nbogus: 1\n")

@@ -362,7 +362,8 @@ def purge(spec: str, keys: Sequence[str], dry_run: bool, probe_size: int) -> int
     "--guard-state",
     default=GUARD_STATE_FILE,
     show_default=True,
-    help="tpgen guard's disk states, exported with --prometheus when the file exists.",
+    help="tpgen guard's disk states, checked against the spec (and exported with --prometheus) "
+    "when the file exists.",
 )
 def doctor(spec: str, **options: Any) -> int:
     """Check this node against SPEC: threads, mounts, space, drift, queue overflows, stub_status.

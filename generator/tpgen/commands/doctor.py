@@ -60,6 +60,7 @@ def inputs_from_spec(
     status_url: str | None = None,
     nginx_binary: str = "nginx",
     source: str | None = None,
+    guard_state: str = GUARD_STATE_FILE,
 ) -> DoctorInputs:
     """Doctor's inputs from a spec file: the plan's NodeLayout and the rendered config.
 
@@ -78,6 +79,7 @@ def inputs_from_spec(
         expected_config=rendered,
         nginx_binary=nginx_binary,
         source=spec_path,
+        guard_state=guard_state,
     )
 
 
@@ -121,6 +123,8 @@ def doctor_main(
             error_log=options.get("error_log"),
             status_url=options.get("status_url"),
             nginx_binary=options.get("nginx_binary", "nginx"),
+            # the file the report checks is the one --prometheus exports
+            guard_state=options.get("guard_state", GUARD_STATE_FILE),
         )
         since = options.get("since", DEFAULT_SINCE)
         prometheus = options.get("prometheus")
