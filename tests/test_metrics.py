@@ -184,6 +184,15 @@ def test_promtool_accepts_every_series_even_with_hostile_label_values() -> None:
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
+def test_a_lone_surrogate_in_guards_state_is_written_as_its_escape() -> None:
+    """JSON's \\ud800 is a str no UTF-8 holds: writing the file failed (exit 3)."""
+    guard = '{"version": 1, "disks": {"d1\\ud800": {"state": "failed"}}}'
+    text = metrics(MetricsSystem(files={GUARD: guard}))
+    assert 'tpgen_guard_disk_state{disk="d1\\\\ud800",state="failed"} 1' in text.splitlines()
+    result = promtool(text)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
 def test_node_entry_runs_on_a_python_without_tpgen_and_writes_the_file_at_once(
     tmp_path: Path,
 ) -> None:

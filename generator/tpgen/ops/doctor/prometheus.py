@@ -50,8 +50,12 @@ class Family:
 
 
 def _escape(value: str) -> str:
-    """A label value as the text format wants it: backslash, quote and newline escaped."""
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+    """A label value as the text format wants it: UTF-8, backslash, quote and newline escaped.
+
+    A name in guard's state may hold a lone surrogate (JSON's \\ud800): no UTF-8 has it, and
+    writing the file failed (exit 3); it is shown as its escape."""
+    text = value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
 def _number(value: float) -> str:
