@@ -327,6 +327,31 @@ def test_read_ahead_of_a_disk_and_of_a_partition_which_reads_ahead_as_its_disk(
         dr.read_ahead_of(devices / "odd")
 
 
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [("\u00b2", "\\ufffd\\ufffd"), ("9" * 5000, "9" * 40 + "...")],
+    ids=["superscript-two", "5000-digits"],
+)
+def test_a_read_ahead_python_reads_otherwise_is_not_a_size(
+    tmp_path: Path, value: str, shown: str
+) -> None:
+    """Not ASCII (its decoding failed) or 5000 digits (int() refused them): an internal error."""
+    block = tmp_path / "sdb"
+    (block / "queue").mkdir(parents=True)
+    (block / "dev").write_text("8:16\n")
+    (block / "queue" / "read_ahead_kb").write_text(value + "\n")
+    with pytest.raises(OSError) as refused:
+        dr.read_ahead_of(block)
+    assert str(refused.value) == f"[Errno 22] not a size in KiB: {shown!r}: '{block}'"
+
+
+def test_mountinfo_lines_whose_ids_are_not_the_kernels_digits_are_skipped() -> None:
+    """int() took "²" for no number and refused 5000 digits: doctor ended with exit 3."""
+    good = "36 25 8:16 / /srv/cache/d1 rw,noatime shared:1 - xfs /dev/sdb rw"
+    lines = [good.replace("36 25", "\u00b2 25"), good.replace("36 25", "9" * 5000 + " 25"), good]
+    assert [entry.mountpoint for entry in dr.parse_mountinfo("\n".join(lines))] == ["/srv/cache/d1"]
+
+
 def test_host_read_ahead_is_blockdevs_under_any_name_of_the_device(tmp_path: Path) -> None:
     require_root("blockdev --getra opens the device; mknod makes a second name for it")
     real = next(iter(sorted(Path("/sys/class/block").iterdir())), None)

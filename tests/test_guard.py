@@ -194,6 +194,12 @@ def test_follower_restarts_a_truncated_file_and_drops_an_endless_line(tmp_path: 
 
 
 # ------------------------------------------------------------------------------ diskstats
+def test_diskstats_lines_whose_counts_are_not_the_kernels_digits_are_skipped() -> None:
+    """str.isdigit() passed "²" and 5000 digits, int() refused them: the guard ended (exit 3)."""
+    text = "8 16 sdb \u00b2 0 0 5\n8 32 sdc " + "9" * 5000 + " 0 0 5\n8 48 sdd 10 0 0 5\n"
+    assert list(parse_diskstats(text)) == ["sdd"]
+
+
 def test_diskstats_latency_flags_the_disk_ten_times_slower_than_its_peers() -> None:
     policy = Policy(slow_for=120, window=300)
     watch = SlowWatch()

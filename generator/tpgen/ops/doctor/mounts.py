@@ -36,13 +36,18 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), text)
 
 
+def _ids(fields: Sequence[str]) -> bool:
+    # ASCII digits, as the kernel prints them: int() takes "²" for none and refuses 5000 digits.
+    return all(field.isascii() and field.isdigit() and len(field) <= 20 for field in fields)
+
+
 def parse_mountinfo(text: str) -> list[MountEntry]:
     """Parse /proc/self/mountinfo (see proc(5)); malformed lines are ignored."""
     entries = []
     for line in text.splitlines():
         left, sep, right = line.partition(" - ")
         fields, tail = left.split(), right.split()
-        if not sep or len(fields) < 6 or len(tail) < 2:
+        if not sep or len(fields) < 6 or len(tail) < 2 or not _ids(fields[:2]):
             continue
         entries.append(
             MountEntry(

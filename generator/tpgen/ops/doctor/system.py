@@ -171,9 +171,9 @@ def read_ahead_of(block: Path) -> int:
         raise OSError(errno.ENODEV, "the kernel lists no such block device", str(block))
     if (found / "partition").exists():
         found = found.parent
-    text = (found / "queue" / "read_ahead_kb").read_text(encoding="ascii").strip()
-    if not text.isdigit():
-        raise OSError(errno.EINVAL, f"not a size in KiB: {text!r}", str(found))
+    text = (found / "queue" / "read_ahead_kb").read_text("ascii", errors="replace").strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 20):  # int() refuses "²"
+        raise OSError(errno.EINVAL, f"not a size in KiB: {_one_line(text, 40)!r}", str(found))
     return int(text)
 
 

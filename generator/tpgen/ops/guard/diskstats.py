@@ -22,12 +22,17 @@ class ReadCounters:
     ms: int  # milliseconds spent reading
 
 
+def _count(field: str) -> bool:
+    # ASCII digits, as the kernel prints them: int() takes "²" for none and refuses 5000 digits.
+    return field.isascii() and field.isdigit() and len(field) <= 20
+
+
 def parse_diskstats(text: str) -> dict[str, ReadCounters]:
     """Kernel device name -> its read counters; malformed lines are skipped."""
     found = {}
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) < 7 or not (parts[3].isdigit() and parts[6].isdigit()):
+        if len(parts) < 7 or not (_count(parts[3]) and _count(parts[6])):
             continue
         found[parts[2]] = ReadCounters(int(parts[3]), int(parts[6]))
     return found
