@@ -228,6 +228,23 @@ def test_explain_schema_remap_locate_write_to_their_console() -> None:
     assert out.getvalue() == "httpcdn.example.com/v/783.ts\t3334\td3\n"
 
 
+@pytest.mark.parametrize(("old", "new"), [("cache", "origin"), ("origin", "cache")])
+def test_remap_of_two_workloads_is_refused_in_one_line(
+    old: str, new: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = []
+    for name, workload in (("old", old), ("new", new)):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(spec(workload)))
+        paths.append(str(path))
+    assert main(["remap", *paths]) == 2
+    article = {"cache": "a cache", "origin": "an origin"}
+    assert capsys.readouterr().err == (
+        f"{paths[1]}: workload.type: {old} before, {new} after: {article[new]} node keeps "
+        f"nothing of {article[old]} node's disks; compare two specs of one workload\n"
+    )
+
+
 def test_doctor_and_discover_hand_their_options_and_console_to_ops(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

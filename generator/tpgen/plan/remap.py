@@ -44,6 +44,10 @@ class Remap:
         }
 
 
+def _a(word: str) -> str:
+    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+
+
 def compare(old: Plan, new: Plan) -> Remap:
     _comparable(old, new)
     moved = moved_buckets(old.owners, new.owners)
@@ -74,8 +78,9 @@ def _comparable(old: Plan, new: Plan) -> None:
             [
                 Problem(
                     ("workload", "type"),
-                    f"{old.workload} before, {new.workload} after: a {new.workload} node keeps "
-                    f"nothing of a {old.workload} node's disks; compare two specs of one workload",
+                    f"{old.workload} before, {new.workload} after: {_a(new.workload)} node "
+                    f"keeps nothing of {_a(old.workload)} node's disks; compare two specs of one "
+                    "workload",
                     new.source,
                 )
             ]
