@@ -64,6 +64,9 @@ SLOTS = {
     "ngx_conf_set_bufs_slot": "bufs",
     "ngx_conf_set_enum_slot": "enum",
     "ngx_conf_set_bitmask_slot": "bitmask",
+    # ngx_file.c's slots (spec/file_slots.py): a temp path's levels, stored files' rights.
+    "ngx_conf_set_path_slot": "path_levels",
+    "ngx_conf_set_access_slot": "access_rights",
     # A size, or a value with variables read per request (ngx_http_script.c).
     "ngx_http_set_complex_value_size_slot": "complex_size",
     # The custom handlers ported (spec/directive_handlers.py).

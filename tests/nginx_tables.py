@@ -1469,6 +1469,27 @@ HANDLER_CASES = [
         "http",
         "map $uri $m { default a; } ssl_certificate $m.crt; ssl_certificate_key $M.key; server { }",
     ),
+    # ngx_conf_set_path_slot: levels above 0 (ngx_atoi: digits only), their lengths and the
+    # slashes before them at most 10 more than the path (a size_t, wrapping as nginx's does).
+    ("http", "proxy_temp_path /tmp/t 1 2 3;"),
+    ("http", "client_body_temp_path /tmp/t 4 4 2;"),
+    ("http", "fastcgi_temp_path /tmp/t 4 4 3;"),
+    ("http", "scgi_temp_path /tmp/t 10;"),
+    ("http", "uwsgi_temp_path /tmp/t 11;"),
+    ("location", "proxy_temp_path /tmp/t 0;"),
+    ("location", "proxy_temp_path /tmp/t 01;"),
+    ("location", "proxy_temp_path /tmp/t +1;"),
+    ("location", "proxy_temp_path /tmp/t 1k;"),
+    ("location", "proxy_temp_path /tmp/t 9223372036854775807 9223372036854775807 2;"),
+    ("location", "proxy_temp_path /tmp/t 9223372036854775807;"),
+    # ngx_conf_set_access_slot: user:, group: or all:, then rw or r, as written.
+    ("location", "dav_access user:rw group:r all:r;"),
+    ("location", "dav_access group:rw all:rw user:r;"),
+    ("location", "proxy_store_access user:RW;"),
+    ("location", "fastcgi_store_access user:;"),
+    ("location", "scgi_store_access users:r;"),
+    ("location", "uwsgi_store_access all:w;"),
+    ("server", "dav_access all:rw group:x;"),
 ]
 
 

@@ -28,6 +28,7 @@ from tpgen.spec.directive_handlers import (
 )
 from tpgen.spec.directive_values import flag_on, post_problem, value_problem
 from tpgen.spec.edge import version_text
+from tpgen.spec.file_slots import FILE_SLOTS
 from tpgen.spec.handlers_certificates import empty_certificate_paths, unpaired_certificate
 from tpgen.spec.handlers_http_ssl import http_certificate_refusals
 from tpgen.spec.handlers_listen import Listen, Server, listen_conflicts, server_listens
@@ -327,6 +328,8 @@ def _value(directive: Directive, command: Command, place: Place) -> str | None:
         return f"takes on or off, not {directive.args[0]!r}"
     if command.value in HANDLER_KINDS:
         return handler_problem(command.value, directive, place)
+    if command.value in FILE_SLOTS:
+        return FILE_SLOTS[command.value](directive.args)
     if command.value is not None:
         found = value_problem(command.value, command.choices, directive.args)
         if found is not None:
