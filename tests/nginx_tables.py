@@ -1490,6 +1490,21 @@ HANDLER_CASES = [
     ("location", "scgi_store_access users:r;"),
     ("location", "uwsgi_store_access all:w;"),
     ("server", "dav_access all:rw group:x;"),
+    # ssl_ocsp_cache: off or shared:NAME:SIZE; stream's ssl_session_cache (and mail's) as http's.
+    ("http", "ssl_ocsp_cache off;"),
+    ("http", "ssl_ocsp_cache OFF;"),
+    ("server", "ssl_ocsp_cache shared:OCSP:10m;"),
+    ("server", "ssl_ocsp_cache shared:OCSP:16k;"),
+    ("server", "ssl_ocsp_cache shared::1m;"),
+    ("server", "ssl_ocsp_cache builtin;"),
+    ("server", "ssl_ocsp_cache shared:a:1g;"),
+    ("main", f"{STREAM} stream {{ ssl_session_cache builtin:1000 shared:S:1m; }}"),
+    ("main", f"{STREAM} stream {{ ssl_session_cache shared:S:16k; }}"),
+    (
+        "main",
+        f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; ssl_session_cache none nonex; "
+        "return x; } }",
+    ),
 ]
 
 

@@ -4,12 +4,13 @@ flag, server names, the regexes (compiled by PCRE2 with the handler's options, s
 location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_* rewrites,
 valid_referers (its host names: spec/handlers_referers.py), gzip_disable and
 fastcgi_split_path_info; allow and deny's addresses, error_page's codes, expires,
-keepalive_timeout, add_header's always, ssl_session_cache, proxy_pass's URL, root, try_files,
-index, log_format's escaping, the limit_req/limit_conn zones and limits, and split_clients'
-parts (error_log, access_log and resolver, listen, geo, upstream and image_filter's: the
-handlers of spec/handlers_*.py, registered here). The table (data/nginx-directives.json) names
-the handler of each directive by the kind below; scripts/nginx_directives.py refuses to write a
-table in which a handler that compiles a regex has none.
+keepalive_timeout, add_header's always, ssl_session_cache, ssl_ocsp_cache, proxy_pass's URL,
+root, try_files, index, log_format's escaping, the limit_req/limit_conn zones and limits, and
+split_clients' parts (error_log, access_log and resolver, listen, geo, upstream and
+image_filter's: the handlers of spec/handlers_*.py, registered here). The table
+(data/nginx-directives.json) names the handler of each directive by the kind below;
+scripts/nginx_directives.py refuses to write a table in which a handler that compiles a regex
+has none.
 """
 
 from __future__ import annotations
@@ -729,6 +730,19 @@ def _session_cache(args: Args, place: Place) -> str | None:
     return None
 
 
+def _ocsp_cache(args: Args, place: Place) -> str | None:
+    """ngx_http_ssl_ocsp_cache (and stream's): off, or shared:NAME:SIZE (32k or more)."""
+    word = args[0]
+    found = _session_cache_part(word) if word.startswith("shared:") else "invalid"
+    if word == "off" or found is None:
+        return None
+    if found == "too small":
+        return f"takes a shared cache of at least 32k, not {word!r} (nginx: is too small)"
+    return (
+        f"takes off or shared:NAME:SIZE (shared:OCSP:10m), not {word!r} (nginx: invalid OCSP cache)"
+    )
+
+
 def _listen(args: Sequence[str], place: Place) -> str | None:
     """ngx_http_core_listen, or in a stream server ngx_stream_core_listen."""
     if place.context.startswith("stream"):
@@ -764,6 +778,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "error_log": error_log,
     "log_format": _log_format,
     "session_cache": _session_cache,
+    "ocsp_cache": _ocsp_cache,
     "listen": _listen,
     "access_log": access_log,
     "resolver": resolver,
