@@ -100,6 +100,8 @@ SLOTS = {
     "ngx_stream_ssl_session_cache": "session_cache",
     "ngx_mail_ssl_session_cache": "session_cache",
     "ngx_http_ssl_ocsp_cache": "ocsp_cache",
+    "ngx_http_upstream_bind_set_slot": "bind",
+    "ngx_stream_proxy_bind": "bind",
     "ngx_stream_ssl_ocsp_cache": "ocsp_cache",
     "ngx_http_proxy_pass": "proxy_pass",
     "ngx_http_core_root": "root",

@@ -1505,6 +1505,30 @@ HANDLER_CASES = [
         f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; ssl_session_cache none nonex; "
         "return x; } }",
     ),
+    # proxy_bind and the other upstreams' binds (http's and stream's): off alone, or an address
+    # (ngx_parse_addr_port: a port of 1-65535 after the first colon, IPv6 in brackets) or a
+    # value with variables, then transparent.
+    ("location", "proxy_bind off;"),
+    ("location", "proxy_bind OFF;"),
+    ("location", "proxy_bind off transparent;"),
+    ("location", "proxy_bind 127.0.0.1:65535;"),
+    ("location", "proxy_bind 127.0.0.1:65536;"),
+    ("location", "proxy_bind 127.0.0.1:;"),
+    ("location", "proxy_bind [::1]:8000;"),
+    ("location", "proxy_bind [127.0.0.1]:8000;"),
+    ("location", "proxy_bind [::1];"),
+    ("location", "proxy_bind ::1;"),
+    ("location", "proxy_bind 255.255.255.255;"),
+    ("location", "proxy_bind localhost;"),
+    ("location", "proxy_bind 127.0.0.1 Transparent;"),
+    ("location", "proxy_bind $remote_addr transparent;"),
+    ("location", "fastcgi_bind 1.2.3.4:+80;"),
+    ("location", "uwsgi_bind 1.2.3.4:080;"),
+    ("server", "grpc_bind 1.2.3;"),
+    ("http", "scgi_bind ''; server { }"),
+    ("main", f"{STREAM} stream {{ proxy_bind 127.0.0.1:1 transparent; }}"),
+    ("main", f"{STREAM} stream {{ proxy_bind 127.0.0.1:x; }}"),
+    ("main", f"{STREAM} stream {{ proxy_bind 1:2:3::4 trans; }}"),
 ]
 
 

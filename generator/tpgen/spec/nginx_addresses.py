@@ -101,3 +101,26 @@ def inet6_bytes(text: str) -> bytes | None:
     if zero is not None:
         words = [*words[:zero], *[0] * (8 - len(words)), *words[zero:]]
     return b"".join(word.to_bytes(2, "big") for word in words)
+
+
+def _address(text: str) -> bool:
+    """ngx_parse_addr: an IPv4 or an IPv6 address."""
+    return inet_addr(text) is not None or inet6_addr(text)
+
+
+def addr_port(text: str) -> bool:
+    """Whether ngx_parse_addr_port takes ``text``: an address, or an address and a port of
+    1–65535 after its first colon (an IPv6 one in brackets, where IPv4 is taken too)."""
+    if _address(text):
+        return True
+    if text.startswith("["):
+        close = text.find("]")
+        if close < 0 or text[close + 1 : close + 2] != ":":
+            return False
+        host, port = text[1:close], text[close + 2 :]
+    else:
+        host, colon, port = text.partition(":")
+        if not colon:
+            return False
+    value = number(port)
+    return value is not None and 1 <= value <= 65535 and _address(host)
