@@ -102,6 +102,8 @@ SLOTS = {
     "ngx_http_ssl_ocsp_cache": "ocsp_cache",
     "ngx_http_upstream_bind_set_slot": "bind",
     "ngx_stream_proxy_bind": "bind",
+    "ngx_http_file_cache_set_slot": "cache_path",
+    "ngx_http_file_cache_valid_set_slot": "cache_valid",
     "ngx_stream_ssl_ocsp_cache": "ocsp_cache",
     "ngx_http_proxy_pass": "proxy_pass",
     "ngx_http_core_root": "root",

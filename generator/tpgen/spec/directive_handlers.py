@@ -6,11 +6,11 @@ valid_referers (its host names: spec/handlers_referers.py), gzip_disable and
 fastcgi_split_path_info; allow and deny's addresses, error_page's codes, expires,
 keepalive_timeout, add_header's always, ssl_session_cache, ssl_ocsp_cache, proxy_pass's URL,
 root, try_files, index, log_format's escaping, the limit_req/limit_conn zones and limits, and
-split_clients' parts (error_log, access_log and resolver, listen, geo, upstream, proxy_bind and
-image_filter's: the handlers of spec/handlers_*.py, registered here). The table
-(data/nginx-directives.json) names the handler of each directive by the kind below;
-scripts/nginx_directives.py refuses to write a table in which a handler that compiles a regex
-has none.
+split_clients' parts (error_log, access_log and resolver, listen, geo, upstream, proxy_bind,
+proxy_cache_path, proxy_cache_valid and image_filter's: the handlers of spec/handlers_*.py,
+registered here). The table (data/nginx-directives.json) names the handler of each directive by
+the kind below; scripts/nginx_directives.py refuses to write a table in which a handler that
+compiles a regex has none.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from tpgen.spec.build import Build, has_pcre
 from tpgen.spec.directive_values import ZONE_MIN, fixed_point, number, size, time
 from tpgen.spec.handlers_bind import bind_problem
+from tpgen.spec.handlers_cache import cache_path_problem, cache_valid_problem
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_image_filter import (
     image_filter_problem,
@@ -781,6 +782,8 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "session_cache": _session_cache,
     "ocsp_cache": _ocsp_cache,
     "bind": bind_problem,
+    "cache_path": cache_path_problem,
+    "cache_valid": cache_valid_problem,
     "listen": _listen,
     "access_log": access_log,
     "resolver": resolver,
