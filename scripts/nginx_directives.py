@@ -69,6 +69,7 @@ SLOTS = {
     "ngx_conf_set_access_slot": "access_rights",
     # A size, or a value with variables read per request (ngx_http_script.c).
     "ngx_http_set_complex_value_size_slot": "complex_size",
+    "ngx_stream_set_complex_value_size_slot": "complex_size",
     # The custom handlers ported (spec/directive_handlers.py).
     "ngx_http_rewrite_return": "return",
     "ngx_http_core_location": "location",
@@ -95,6 +96,9 @@ SLOTS = {
     "ngx_http_limit_conn_zone": "limit_conn_zone",
     "ngx_http_limit_req": "limit_req",
     "ngx_http_limit_conn": "limit_conn",
+    # Stream's copies of http's handlers (the same code, but for the module's names).
+    "ngx_stream_limit_conn_zone": "limit_conn_zone",
+    "ngx_stream_limit_conn": "limit_conn",
     "ngx_http_headers_add": "always",
     "ngx_http_ssl_session_cache": "session_cache",
     "ngx_stream_ssl_session_cache": "session_cache",

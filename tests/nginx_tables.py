@@ -1559,6 +1559,26 @@ HANDLER_CASES = [
     ("location", "uwsgi_cache_valid 600 1m;"),
     ("location", "proxy_cache_valid 200 1ms;"),
     ("location", "proxy_cache_valid any;"),
+    # Stream's complex sizes and limit_conn and its zone: the handlers of http's, copied.
+    ("main", f"{STREAM} stream {{ proxy_download_rate 1g; }}"),
+    ("main", f"{STREAM} stream {{ proxy_download_rate 1m; }}"),
+    ("main", f"{STREAM} stream {{ proxy_upload_rate 127.0.0.1; }}"),
+    ("main", f"{STREAM} stream {{ proxy_upload_rate $remote_addr; }}"),
+    ("main", f"{STREAM} stream {{ limit_conn_zone $binary_remote_addr zone=a:1k; }}"),
+    ("main", f"{STREAM} stream {{ limit_conn_zone $binary_remote_addr zone=a; }}"),
+    ("main", f"{STREAM} stream {{ limit_conn_zone $binary_remote_addr zone=a:1m x=1; }}"),
+    (
+        "main",
+        f"{STREAM} stream {{ limit_conn_zone $binary_remote_addr zone=a:1m; limit_conn a 65535; }}",
+    ),
+    (
+        "main",
+        f"{STREAM} stream {{ limit_conn_zone $binary_remote_addr zone=a:1m; limit_conn a 65536; }}",
+    ),
+    (
+        "main",
+        f"{STREAM} stream {{ limit_conn_zone $binary_remote_addr zone=a:1m; limit_conn a x; }}",
+    ),
 ]
 
 
