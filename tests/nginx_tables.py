@@ -1579,6 +1579,14 @@ HANDLER_CASES = [
         "main",
         f"{STREAM} stream {{ limit_conn_zone $binary_remote_addr zone=a:1m; limit_conn a x; }}",
     ),
+    # set, auth_request_set and stream's set: the variable first, with its $.
+    ("location", "set a 1;"),
+    ("location", "set '' 1;"),
+    ("server", "set 1.5 1K;"),
+    ("location", "auth_request_set a $uri;"),
+    ("location", "auth_request_set $a $upstream_http_x;"),
+    ("main", f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; set $a 1; return $a; }} }}"),
+    ("main", f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; set a 1; return x; }} }}"),
 ]
 
 

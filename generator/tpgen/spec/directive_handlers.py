@@ -1,16 +1,16 @@
 """What nginx's own handlers of some directives refuse of their arguments, ported from them:
-return's code, location's modifier and nesting, if's condition, a map's entries, rewrite's
-flag, server names, the regexes (compiled by PCRE2 with the handler's options, spec/pcre.py) of
+return's code, location's modifier and nesting, if's condition, a map's entries, rewrite's flag,
+server names, the regexes (compiled by PCRE2 with the handler's options, spec/pcre.py) of
 location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_* rewrites,
 valid_referers (its host names: spec/handlers_referers.py), gzip_disable and
 fastcgi_split_path_info; allow and deny's addresses, error_page's codes, expires,
-keepalive_timeout, add_header's always, ssl_session_cache, ssl_ocsp_cache, proxy_pass's URL,
-root, try_files, index, log_format's escaping, the limit_req/limit_conn zones and limits, and
-split_clients' parts (error_log, access_log and resolver, listen, geo, upstream, proxy_bind,
-proxy_cache_path, proxy_cache_valid and image_filter's: the handlers of spec/handlers_*.py,
-registered here). The table (data/nginx-directives.json) names the handler of each directive by
-the kind below; scripts/nginx_directives.py refuses to write a table in which a handler that
-compiles a regex has none.
+keepalive_timeout, add_header's always, ssl_session_cache, ssl_ocsp_cache, set's variable,
+proxy_pass's URL, root, try_files, index, log_format's escaping, the limit_req/limit_conn zones
+and limits, and split_clients' parts (error_log, access_log and resolver, listen, geo, upstream,
+proxy_bind, proxy_cache_path, proxy_cache_valid and image_filter's: the handlers of
+spec/handlers_*.py, registered here). The table (data/nginx-directives.json) names the handler
+of each directive by the kind below; scripts/nginx_directives.py refuses to write a table in
+which a handler that compiles a regex has none.
 """
 
 from __future__ import annotations
@@ -745,6 +745,16 @@ def _ocsp_cache(args: Args, place: Place) -> str | None:
     )
 
 
+def _variable_name(args: Args, place: Place) -> str | None:
+    """ngx_http_rewrite_set (set), auth_request_set, perl_set, stream's set: the variable first."""
+    if args[0].startswith("$"):
+        return None
+    return (
+        f"takes the variable it sets first, as $name, not {args[0]!r} (nginx: invalid variable "
+        "name)"
+    )
+
+
 def _listen(args: Sequence[str], place: Place) -> str | None:
     """ngx_http_core_listen, or in a stream server ngx_stream_core_listen."""
     if place.context.startswith("stream"):
@@ -784,6 +794,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "bind": bind_problem,
     "cache_path": cache_path_problem,
     "cache_valid": cache_valid_problem,
+    "variable_name": _variable_name,
     "listen": _listen,
     "access_log": access_log,
     "resolver": resolver,
