@@ -1587,6 +1587,29 @@ HANDLER_CASES = [
     ("location", "auth_request_set $a $upstream_http_x;"),
     ("main", f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; set $a 1; return $a; }} }}"),
     ("main", f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; set a 1; return x; }} }}"),
+    # fastcgi_pass and the other passes: an address ngx_parse_url reads, and one without a
+    # port only where an upstream block has that name (caseless).
+    ("location", "fastcgi_pass unix:/tmp/fastcgi.sock;"),
+    ("location", "fastcgi_pass '';"),
+    ("location", "fastcgi_pass 127.0.0.1;"),
+    ("location", "fastcgi_pass [::1];"),
+    ("location", "fastcgi_pass [::1]:9000;"),
+    ("location", "fastcgi_pass LOCALHOST:9000;"),
+    ("location", "fastcgi_pass 127.0.0.1:9000/x;"),
+    ("location", "fastcgi_pass http://127.0.0.1:9000;"),
+    ("location", "grpc_pass GRPC://127.0.0.1:9000;"),
+    ("location", "grpc_pass grpcs://;"),
+    ("location", "uwsgi_pass suwsgi://127.0.0.1:1;"),
+    ("location", "uwsgi_pass uwsgi://u;"),
+    ("location", "memcached_pass 127.0.0.1:0;"),
+    ("location", "scgi_pass $uri;"),
+    (
+        "http",
+        "upstream U { server 127.0.0.1:9000; } "
+        "server { listen 127.0.0.1:19004; location / { scgi_pass u; } }",
+    ),
+    ("main", f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; proxy_pass unix:; }} }}"),
+    ("main", f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; proxy_pass [::1]:0; }} }}"),
 ]
 
 

@@ -5,12 +5,13 @@ location, if, rewrite, server_name, map, the proxy_redirect and proxy_cookie_* r
 valid_referers (its host names: spec/handlers_referers.py), gzip_disable and
 fastcgi_split_path_info; allow and deny's addresses, error_page's codes, expires,
 keepalive_timeout, add_header's always, ssl_session_cache, ssl_ocsp_cache, set's variable,
-proxy_pass's URL, root, try_files, index, log_format's escaping, the limit_req/limit_conn zones
-and limits, and split_clients' parts (error_log, access_log and resolver, listen, geo, upstream,
-proxy_bind, proxy_cache_path, proxy_cache_valid and image_filter's: the handlers of
-spec/handlers_*.py, registered here). The table (data/nginx-directives.json) names the handler
-of each directive by the kind below; scripts/nginx_directives.py refuses to write a table in
-which a handler that compiles a regex has none.
+proxy_pass's URL, the other passes' addresses, root, try_files, index, log_format's escaping,
+the limit_req/limit_conn zones and limits, and split_clients' parts (error_log, access_log and
+resolver, listen, geo, upstream, proxy_bind, proxy_cache_path, proxy_cache_valid and
+image_filter's: the handlers of spec/handlers_*.py, registered here). The table
+(data/nginx-directives.json) names the handler of each directive by the kind below;
+scripts/nginx_directives.py refuses to write a table in which a handler that compiles a regex
+has none.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tpgen.spec.handlers_image_filter import (
 )
 from tpgen.spec.handlers_listen import listen_problem
 from tpgen.spec.handlers_listen_build import unbuilt_parameter
+from tpgen.spec.handlers_pass import SCHEMES, pass_problem
 from tpgen.spec.handlers_pcre import (
     gzip_disable_unbuilt,
     referer_unbuilt,
@@ -795,6 +797,9 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "cache_path": cache_path_problem,
     "cache_valid": cache_valid_problem,
     "variable_name": _variable_name,
+    "upstream_pass": pass_problem(()),
+    "uwsgi_pass": pass_problem(SCHEMES["uwsgi_pass"]),
+    "grpc_pass": pass_problem(SCHEMES["grpc_pass"]),
     "listen": _listen,
     "access_log": access_log,
     "resolver": resolver,

@@ -32,6 +32,7 @@ from tpgen.spec.file_slots import FILE_SLOTS
 from tpgen.spec.handlers_certificates import empty_certificate_paths, unpaired_certificate
 from tpgen.spec.handlers_http_ssl import http_certificate_refusals
 from tpgen.spec.handlers_listen import Listen, Server, listen_conflicts, server_listens
+from tpgen.spec.handlers_pass import portless_host
 from tpgen.spec.handlers_referers import referer_conflicts
 from tpgen.spec.handlers_stream_listen import stream_listen_conflicts, stream_listens
 from tpgen.spec.handlers_stream_server import stream_server_refusals
@@ -378,21 +379,23 @@ def declared_zone(directive: Directive) -> tuple[str, str] | None:
 
 
 def _name_key(kind: str, name: str) -> tuple[str, str]:
-    """How nginx matches a name: a log format caseless (ngx_strcasecmp), a zone as written."""
-    return kind, name.lower() if kind == "log_format" else name
+    """How nginx matches a name: a log format and an upstream caseless (ngx_strcasecmp), a
+    zone as written."""
+    return kind, name.lower() if kind in ("log_format", "upstream") else name
 
 
 def _defined_name(directive: Directive) -> tuple[str, str] | None:
-    """(what defines it, the name) of a log format or shared zone a directive defines."""
-    if directive.name == "log_format" and directive.args:
-        return _name_key("log_format", directive.args[0])
+    """(what defines it, the name) of a log format, upstream or shared zone a directive
+    defines."""
+    if directive.name in ("log_format", "upstream") and directive.args:
+        return _name_key(directive.name, directive.args[0])
     zone = declared_zone(directive) if directive.name in _ZONE_USES else None
     return (directive.name, zone[0]) if zone is not None else None
 
 
 def defined_names(directives: tuple[Directive, ...], context: str = "main") -> set[tuple[str, str]]:
-    """The HTTP log formats and limit zones a config defines, at any depth (stream's and
-    mail's are their own)."""
+    """The HTTP log formats, upstreams and limit zones a config defines, at any depth (stream's
+    and mail's are their own)."""
     found: set[tuple[str, str]] = set()
     for directive in directives:
         name = _defined_name(directive) if context in HTTP_CONTEXTS else None
@@ -429,6 +432,9 @@ def _referenced_name(directive: Directive) -> tuple[str, str] | None:
         return ("limit_req_zone", zone) if zone is not None else None
     if directive.name == "limit_conn" and args:
         return "limit_conn_zone", args[0]
+    host = portless_host(directive.name, args)
+    if host is not None:
+        return "upstream", host
     # "off", or a zone named per request by a variable.
     if directive.name in _ZONE_USERS and args and args[0] != "off" and "$" not in args[0]:
         return f"{directive.name}_path", args[0]
@@ -440,6 +446,12 @@ def _unknown_name(directive: Directive, names: frozenset[tuple[str, str]] | None
     if names is None or used is None or _name_key(*used) in names:
         return None
     kind, name = used
+    if kind == "upstream":
+        return (
+            f"passes to {name!r} with no port, and the config has no upstream block of that "
+            f'name (nginx: no port in upstream "{name}"): add the port ({name}:9000), or define '
+            "the upstream in an extra.http snippet"
+        )
     if kind == "log_format":
         return (
             f"uses the log format {name!r}, which the config does not define (nginx: unknown "
