@@ -148,6 +148,9 @@ SLOTS = {
     "ngx_http_image_filter_webp_quality": "image_quality",
     "ngx_http_image_filter_sharpen": "image_sharpen",
 }
+FLAG_SLOT = "ngx_conf_set_flag_slot"
+# ngx_conf_file.c's slots (and ngx_file.c's), which a handler may call to parse its value.
+STANDARD = frozenset({FLAG_SLOT, *(name for name in SLOTS if name.startswith("ngx_conf_set_"))})
 # Which arguments a handler runs through nginx's script compiler, where nginx refuses a $ with
 # no name or an unclosed ${ (ngx_http_script_compile, ngx_http_log_compile_format): "first",
 # "second", "last", "all"; "log" (access_log's path unless syslog:, and each if=), "format"
@@ -467,6 +470,13 @@ def _fields(text: str) -> list[str]:
     return fields
 
 
+def read_by(functions: dict[str, str], handler: str) -> str:
+    """The standard slot that parses the handler's value: itself, or the one it hands the
+    directive to first (ngx_http_ssl_enable to ngx_conf_set_flag_slot, then more of its own)."""
+    standard = [name for name in DELEGATE.findall(functions.get(handler, "")) if name in STANDARD]
+    return handler if handler in SLOTS or not standard else standard[0]
+
+
 def _value(handler: str, post: str, choices: dict[str, list[str]]) -> dict[str, object]:
     kind = SLOTS.get(handler)
     if kind in ("enum", "bitmask"):
@@ -622,12 +632,12 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
                         "args": arguments(mask, flags),
                         "block": bool(mask & flags["NGX_CONF_BLOCK"]),
                         "once": refuses_duplicate(functions, handler),
-                        "on_off": handler == "ngx_conf_set_flag_slot",
+                        "on_off": read_by(functions, handler) == FLAG_SLOT,
                         "literal": not (
                             scripting(functions, handler) or merge_compiled(functions, name, text)
                         ),
                         **script_arguments(functions, handler, name, text),
-                        **_value(handler, post, choices),
+                        **_value(read_by(functions, handler), post, choices),
                         **_post(post, posts, functions, texts),
                         "source": path,
                     },

@@ -1610,6 +1610,10 @@ HANDLER_CASES = [
     ),
     ("main", f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; proxy_pass unix:; }} }}"),
     ("main", f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; proxy_pass [::1]:0; }} }}"),
+    # ssl (up to 1.25.0): ngx_http_ssl_enable reads its flag with the flag slot.
+    ("http", "ssl OFF;"),
+    ("http", "ssl 1;"),
+    ("server", "ssl off;"),
 ]
 
 
