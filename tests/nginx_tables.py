@@ -1614,6 +1614,21 @@ HANDLER_CASES = [
     ("http", "ssl OFF;"),
     ("http", "ssl 1;"),
     ("server", "ssl off;"),
+    # open_file_cache (max= above 0) and open_log_file_cache (any max=; stream's too): off, or
+    # max= and the others' times and counts.
+    ("http", "open_file_cache max=1000 inactive=20s;"),
+    ("http", "open_file_cache max=0;"),
+    ("http", "open_file_cache inactive=20s;"),
+    ("http", "open_file_cache max=10 off;"),
+    ("http", "open_file_cache OFF;"),
+    ("location", "open_file_cache max=10 inactive=1ms;"),
+    ("http", "open_log_file_cache max=0;"),
+    ("http", "open_log_file_cache max=0 off;"),
+    ("server", "open_log_file_cache max=10 min_uses=0 valid=1m;"),
+    ("location", "open_log_file_cache max=10 min_uses=x;"),
+    ("location", "open_log_file_cache max=10 max=0;"),
+    ("main", f"{STREAM} stream {{ open_log_file_cache max=10 inactive=1y; }}"),
+    ("main", f"{STREAM} stream {{ open_log_file_cache valid=2; }}"),
 ]
 
 

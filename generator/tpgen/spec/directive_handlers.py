@@ -7,9 +7,9 @@ fastcgi_split_path_info; allow and deny's addresses, error_page's codes, expires
 keepalive_timeout, add_header's always, ssl_session_cache, ssl_ocsp_cache, set's variable,
 proxy_pass's URL, the other passes' addresses, root, try_files, index, log_format's escaping,
 the limit_req/limit_conn zones and limits, and split_clients' parts (error_log, access_log and
-resolver, listen, geo, upstream, proxy_bind, proxy_cache_path, proxy_cache_valid and
-image_filter's: the handlers of spec/handlers_*.py, registered here). The table
-(data/nginx-directives.json) names the handler of each directive by the kind below;
+resolver, listen, geo, upstream, proxy_bind, proxy_cache_path, proxy_cache_valid,
+open_file_cache and image_filter's: the handlers of spec/handlers_*.py, registered here). The
+table (data/nginx-directives.json) names the handler of each directive by the kind below;
 scripts/nginx_directives.py refuses to write a table in which a handler that compiles a regex
 has none.
 """
@@ -31,6 +31,10 @@ from tpgen.spec.handlers_image_filter import (
 )
 from tpgen.spec.handlers_listen import listen_problem
 from tpgen.spec.handlers_listen_build import unbuilt_parameter
+from tpgen.spec.handlers_open_file_cache import (
+    open_file_cache_problem,
+    open_log_file_cache_problem,
+)
 from tpgen.spec.handlers_pass import SCHEMES, pass_problem
 from tpgen.spec.handlers_pcre import (
     gzip_disable_unbuilt,
@@ -797,6 +801,8 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "cache_path": cache_path_problem,
     "cache_valid": cache_valid_problem,
     "variable_name": _variable_name,
+    "open_file_cache": open_file_cache_problem,
+    "open_log_file_cache": open_log_file_cache_problem,
     "upstream_pass": pass_problem(()),
     "uwsgi_pass": pass_problem(SCHEMES["uwsgi_pass"]),
     "grpc_pass": pass_problem(SCHEMES["grpc_pass"]),
