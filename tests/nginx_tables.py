@@ -1629,6 +1629,17 @@ HANDLER_CASES = [
     ("location", "open_log_file_cache max=10 max=0;"),
     ("main", f"{STREAM} stream {{ open_log_file_cache max=10 inactive=1y; }}"),
     ("main", f"{STREAM} stream {{ open_log_file_cache valid=2; }}"),
+    # proxy_cache names a zone a proxy_cache_path of the config declares, as written.
+    ("location", "proxy_cache 0;"),
+    ("location", "proxy_cache off;"),
+    (
+        "http",
+        "proxy_cache_path c keys_zone=A:1m; proxy_cache A; server { listen 127.0.0.1:19005; }",
+    ),
+    (
+        "http",
+        "proxy_cache_path c keys_zone=A:1m; proxy_cache a; server { listen 127.0.0.1:19006; }",
+    ),
 ]
 
 

@@ -358,11 +358,12 @@ ZONE_DECLARERS = {
 _ZONE_USES = {
     "limit_req_zone": "zero size shared memory zone",
     "limit_conn_zone": "zero size shared memory zone",
+    "proxy_cache_path": "zone is unknown",
     "fastcgi_cache_path": "zone is unknown",
     "uwsgi_cache_path": "zone is unknown",
     "scgi_cache_path": "zone is unknown",
 }
-_ZONE_USERS = {"fastcgi_cache", "uwsgi_cache", "scgi_cache"}
+_ZONE_USERS = {"proxy_cache", "fastcgi_cache", "uwsgi_cache", "scgi_cache"}
 
 
 def declared_zone(directive: Directive) -> tuple[str, str] | None:
