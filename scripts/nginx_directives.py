@@ -41,6 +41,9 @@ DEFINE = re.compile(r"^#define\s+(NGX_\w+)\s+(0x[0-9a-fA-F]+|\([^)]*\)[^\n]*?)\s
 COMMAND = re.compile(r'\{\s*ngx_string\("([^"]+)"\),(.*?)\}', re.S)
 CHOICES = re.compile(r"ngx_conf_(?:enum|bitmask)_t\s+(\w+)\[\]\s*=\s*\{(.*?)\n\};", re.S)
 CHOICE = re.compile(r'ngx_string\("([^"]+)"\)')
+# limit_except's methods: the names ngx_http_core_limit_except looks each argument up in.
+METHODS = re.compile(r"ngx_http_method_name_t\s+ngx_methods_names\[\]\s*=\s*\{(.*?)\n\};", re.S)
+METHOD = re.compile(r'\(u_char \*\) "([^"]+)"')
 # What a handler calls when it compiles its arguments as scripts with variables: a handler
 # that calls none of these, itself or through the functions it calls, never looks a $variable
 # up (what a merge compiles: MERGE_COMPILED).
@@ -73,6 +76,7 @@ SLOTS = {
     # The custom handlers ported (spec/directive_handlers.py).
     "ngx_http_rewrite_return": "return",
     "ngx_http_core_location": "location",
+    "ngx_http_core_limit_except": "methods",
     "ngx_http_rewrite_if": "if",
     "ngx_http_rewrite": "rewrite",
     "ngx_http_core_server_name": "server_name",
@@ -482,8 +486,8 @@ def read_by(functions: dict[str, str], handler: str) -> str:
 
 def _value(handler: str, post: str, choices: dict[str, list[str]]) -> dict[str, object]:
     kind = SLOTS.get(handler)
-    if kind in ("enum", "bitmask"):
-        names = choices.get(post.lstrip("&").strip())
+    if kind in ("enum", "bitmask", "methods"):
+        names = choices.get("ngx_methods_names" if kind == "methods" else post.lstrip("&").strip())
         return {"value": kind, "choices": names} if names else {}
     return {"value": kind} if kind else {}
 
@@ -605,6 +609,12 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
         for text in texts.values()
         for table, body in CHOICES.findall(text)
     }
+    choices["ngx_methods_names"] = [
+        name
+        for text in texts.values()
+        for body in METHODS.findall(text)
+        for name in METHOD.findall(body)
+    ]
     posts = post_handlers(texts)
     for path, text in texts.items():
         module_types = dict(MODULE.findall(text))

@@ -318,7 +318,8 @@ def value_cases(version: Version, seed: int = 0) -> list[tuple[str, str, str]]:
     for name in sorted(commands()):
         for command in directive_present(name, version):
             contexts = sorted(set(command.contexts) & set(AROUND))
-            if command.value is None or command.value in HANDLER_KINDS or not contexts:
+            # A block directive's value (limit_except's methods) is a HANDLER_CASES line's.
+            if command.value in (None, *HANDLER_KINDS) or command.block or not contexts:
                 continue
             post = command.post is not None
             for value in _values(command.value, command.choices, rng, post):
@@ -1632,6 +1633,10 @@ HANDLER_CASES = [
     # proxy_cache names a zone a proxy_cache_path of the config declares, as written.
     ("location", "proxy_cache 0;"),
     ("location", "proxy_cache off;"),
+    # limit_except: methods of nginx's table, caseless.
+    ("location", "limit_except get Head PROPPATCH { }"),
+    ("location", "limit_except GET TRACE { }"),
+    ("location", "limit_except 2 { }"),
     (
         "http",
         "proxy_cache_path c keys_zone=A:1m; proxy_cache A; server { listen 127.0.0.1:19005; }",

@@ -179,6 +179,14 @@ def _names(kind: str, choices: Sequence[str], args: Sequence[str]) -> str | None
     return None
 
 
+def methods_problem(choices: Sequence[str], args: Sequence[str]) -> str | None:
+    """ngx_http_core_limit_except: each argument a method of nginx's table, caseless."""
+    wrong = [arg for arg in args if not _one_of(choices, arg)]
+    if wrong:
+        return f"takes methods of {', '.join(choices)}, not {wrong[0]!r} (nginx: invalid method)"
+    return None
+
+
 def value_problem(kind: str, choices: Sequence[str], args: Sequence[str]) -> str | None:
     """Why the handler that parses ``kind`` (the table's value of a directive) refuses
     ``args``, as nginx words it, or None."""

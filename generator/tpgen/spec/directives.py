@@ -26,7 +26,7 @@ from tpgen.spec.directive_handlers import (
     location_name,
     redefined_problem,
 )
-from tpgen.spec.directive_values import flag_on, post_problem, value_problem
+from tpgen.spec.directive_values import flag_on, methods_problem, post_problem, value_problem
 from tpgen.spec.edge import version_text
 from tpgen.spec.file_slots import FILE_SLOTS
 from tpgen.spec.handlers_certificates import empty_certificate_paths, unpaired_certificate
@@ -329,14 +329,21 @@ def _value(directive: Directive, command: Command, place: Place) -> str | None:
         return f"takes on or off, not {directive.args[0]!r}"
     if command.value in HANDLER_KINDS:
         return handler_problem(command.value, directive, place)
-    if command.value in FILE_SLOTS:
-        return FILE_SLOTS[command.value](directive.args)
-    if command.value is not None:
-        found = value_problem(command.value, command.choices, directive.args)
-        if found is not None:
-            return found
-    if command.post is not None:
+    found = _slot_problem(command, directive.args)
+    if found is None and command.post is not None:
         return post_problem(command.post, command.bounds, command.value, directive.args)
+    return found
+
+
+def _slot_problem(command: Command, args: tuple[str, ...]) -> str | None:
+    """What a standard slot (ngx_conf_file.c's, ngx_file.c's) or limit_except's method table
+    refuses of the arguments."""
+    if command.value in FILE_SLOTS:
+        return FILE_SLOTS[command.value](args)
+    if command.value == "methods":
+        return methods_problem(command.choices, args)
+    if command.value is not None:
+        return value_problem(command.value, command.choices, args)
     return None
 
 
