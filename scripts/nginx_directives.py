@@ -123,6 +123,8 @@ SLOTS = {
     "ngx_http_core_open_file_cache": "open_file_cache",
     "ngx_http_log_open_file_cache": "open_log_file_cache",
     "ngx_stream_log_open_file_cache": "open_log_file_cache",
+    "ngx_http_upstream_zone": "upstream_zone",
+    "ngx_stream_upstream_zone": "upstream_zone",
     "ngx_http_file_cache_set_slot": "cache_path",
     "ngx_http_file_cache_valid_set_slot": "cache_valid",
     "ngx_stream_ssl_ocsp_cache": "ocsp_cache",

@@ -1637,6 +1637,22 @@ HANDLER_CASES = [
     ("location", "limit_except get Head PROPPATCH { }"),
     ("location", "limit_except GET TRACE { }"),
     ("location", "limit_except 2 { }"),
+    # An upstream's zone: a name, a size of at least 32k, or none where another upstream's zone
+    # of that name (as written) has one.
+    ("upstream", "zone a 64k;"),
+    ("upstream", "zone a;"),
+    ("upstream", "zone a 16k;"),
+    ("upstream", "zone a 1g;"),
+    ("upstream", "zone '' 64k;"),
+    (
+        "http",
+        "upstream b { server 127.0.0.1:9; zone A 64k; } upstream c { server 127.0.0.1:9; zone A; }",
+    ),
+    (
+        "http",
+        "upstream b { server 127.0.0.1:9; zone A 64k; } upstream c { server 127.0.0.1:9; zone a; }",
+    ),
+    ("main", f"{STREAM} stream {{ upstream u {{ server 127.0.0.1:9; zone a 1k; }} }}"),
     (
         "http",
         "proxy_cache_path c keys_zone=A:1m; proxy_cache A; server { listen 127.0.0.1:19005; }",

@@ -539,6 +539,21 @@ def _zone_problem(word: str) -> str | None:
     return None
 
 
+def _upstream_zone(args: Args, place: Place) -> str | None:
+    """ngx_http_upstream_zone (and stream's): a name, then a size of at least 32k or none (a
+    zone another upstream's zone gives a size: spec/directives.py reads the config's)."""
+    if not args[0]:
+        return "takes a zone name first, not '' (nginx: invalid zone name)"
+    if len(args) < 2:
+        return None
+    found = size(args[1])
+    if found is None:
+        return f"takes a size after the name (64k, 1m), not {args[1]!r} (nginx: invalid zone size)"
+    if found < ZONE_MIN:
+        return f"takes a zone of at least 32k, not {args[1]!r} (nginx: zone is too small)"
+    return None
+
+
 def _rate_problem(word: str) -> str | None:
     text = word.removeprefix("rate=")
     if text.endswith(("r/s", "r/m")):
@@ -801,6 +816,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "cache_path": cache_path_problem,
     "cache_valid": cache_valid_problem,
     "variable_name": _variable_name,
+    "upstream_zone": _upstream_zone,
     "open_file_cache": open_file_cache_problem,
     "open_log_file_cache": open_log_file_cache_problem,
     "upstream_pass": pass_problem(()),

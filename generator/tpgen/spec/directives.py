@@ -369,6 +369,7 @@ _ZONE_USES = {
     "fastcgi_cache_path": "zone is unknown",
     "uwsgi_cache_path": "zone is unknown",
     "scgi_cache_path": "zone is unknown",
+    "zone": "zero size shared memory zone",
 }
 _ZONE_USERS = {"proxy_cache", "fastcgi_cache", "uwsgi_cache", "scgi_cache"}
 
@@ -398,7 +399,10 @@ def _defined_name(directive: Directive) -> tuple[str, str] | None:
     if directive.name in ("log_format", "upstream") and directive.args:
         return _name_key(directive.name, directive.args[0])
     zone = declared_zone(directive) if directive.name in _ZONE_USES else None
-    return (directive.name, zone[0]) if zone is not None else None
+    # An upstream's zone without a size declares none: it names one declared with a size.
+    if zone is None or (directive.name == "zone" and not zone[1]):
+        return None
+    return directive.name, zone[0]
 
 
 def defined_names(directives: tuple[Directive, ...], context: str = "main") -> set[tuple[str, str]]:
@@ -430,7 +434,8 @@ def _limit_req_zone(args: tuple[str, ...]) -> str | None:
 
 
 def _referenced_name(directive: Directive) -> tuple[str, str] | None:
-    """(what must define it, the name) of the log format or shared zone a directive uses."""
+    """(what must define it, the name) of the log format, shared zone or upstream a directive
+    uses."""
     args = directive.args
     # nginx looks a log format up caseless (ngx_strcasecmp); combined is its own.
     if directive.name == "access_log" and len(args) >= 2 and args[1].lower() != "combined":
@@ -438,8 +443,8 @@ def _referenced_name(directive: Directive) -> tuple[str, str] | None:
     if directive.name == "limit_req":
         zone = _limit_req_zone(args)
         return ("limit_req_zone", zone) if zone is not None else None
-    if directive.name == "limit_conn" and args:
-        return "limit_conn_zone", args[0]
+    if directive.name in ("limit_conn", "zone") and len(args) == 1 + (directive.name != "zone"):
+        return _ZONE_DECLARER_OF[directive.name], args[0]
     host = portless_host(directive.name, args)
     if host is not None:
         return "upstream", host
@@ -449,11 +454,20 @@ def _referenced_name(directive: Directive) -> tuple[str, str] | None:
     return None
 
 
+# What declares the zone limit_conn names, and an upstream's zone without a size.
+_ZONE_DECLARER_OF = {"limit_conn": "limit_conn_zone", "zone": "zone"}
+
+
 def _unknown_name(directive: Directive, names: frozenset[tuple[str, str]] | None) -> str | None:
     used = _referenced_name(directive)
     if names is None or used is None or _name_key(*used) in names:
         return None
     kind, name = used
+    if kind == "zone":
+        return (
+            f"names the zone {name!r} with no size, and no upstream's zone of the config gives "
+            f"it one (nginx: zero size shared memory zone): give it a size (zone {name} 64k)"
+        )
     if kind == "upstream":
         return (
             f"passes to {name!r} with no port, and the config has no upstream block of that "
