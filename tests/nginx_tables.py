@@ -1653,6 +1653,18 @@ HANDLER_CASES = [
         "upstream b { server 127.0.0.1:9; zone A 64k; } upstream c { server 127.0.0.1:9; zone a; }",
     ),
     ("main", f"{STREAM} stream {{ upstream u {{ server 127.0.0.1:9; zone a 1k; }} }}"),
+    # A keyword (as written) or one standard value: worker_processes, worker_priority, directio,
+    # userid_expires, userid_mark.
+    ("main", "worker_processes AUTO;"),
+    ("main", "worker_processes 0;"),
+    ("main", "worker_priority +5;"),
+    ("main", "worker_priority --5;"),
+    ("location", "directio 1g;"),
+    ("location", "directio OFF;"),
+    ("http", "userid_expires 365d;"),
+    ("http", "userid_expires 1ms;"),
+    ("http", "userid_mark =;"),
+    ("http", "userid_mark ab;"),
     (
         "http",
         "proxy_cache_path c keys_zone=A:1m; proxy_cache A; server { listen 127.0.0.1:19005; }",

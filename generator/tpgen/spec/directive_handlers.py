@@ -8,10 +8,10 @@ keepalive_timeout, add_header's always, ssl_session_cache, ssl_ocsp_cache, set's
 proxy_pass's URL, the other passes' addresses, root, try_files, index, log_format's escaping,
 the limit_req/limit_conn zones and limits, and split_clients' parts (error_log, access_log and
 resolver, listen, geo, upstream, proxy_bind, proxy_cache_path, proxy_cache_valid,
-open_file_cache and image_filter's: the handlers of spec/handlers_*.py, registered here). The
-table (data/nginx-directives.json) names the handler of each directive by the kind below;
-scripts/nginx_directives.py refuses to write a table in which a handler that compiles a regex
-has none.
+open_file_cache, worker_processes, directio, userid_expires and image_filter's: the handlers of
+spec/handlers_*.py, registered here). The table (data/nginx-directives.json) names the handler
+of each directive by the kind below; scripts/nginx_directives.py refuses to write a table in
+which a handler that compiles a regex has none.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from tpgen.spec.handlers_referers import referers_problem
 from tpgen.spec.handlers_stream_listen import stream_listen_problem
 from tpgen.spec.handlers_targets import access_log, error_log, resolver
 from tpgen.spec.handlers_upstream import upstream_check
+from tpgen.spec.handlers_words import WORD_HANDLERS
 from tpgen.spec.nginx_addresses import cidr_problem
 from tpgen.spec.nginx_script import script_problem
 from tpgen.spec.nginx_syntax import Directive
@@ -817,6 +818,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "cache_valid": cache_valid_problem,
     "variable_name": _variable_name,
     "upstream_zone": _upstream_zone,
+    **WORD_HANDLERS,
     "open_file_cache": open_file_cache_problem,
     "open_log_file_cache": open_log_file_cache_problem,
     "upstream_pass": pass_problem(()),
