@@ -1665,6 +1665,15 @@ HANDLER_CASES = [
     ("http", "userid_expires 1ms;"),
     ("http", "userid_mark =;"),
     ("http", "userid_mark ab;"),
+    # thread_pool: threads= (required, above 0), max_queue=, other words passed over.
+    ("main", "thread_pool p threads=4 x;"),
+    ("main", "thread_pool p threads=0;"),
+    ("main", "thread_pool p max_queue=1;"),
+    ("main", "thread_pool p threads=4 max_queue=-1;"),
+    # fastcgi_param and the others': if_not_empty as written, or nothing, after the value.
+    ("location", "fastcgi_param A b if_not_empty;"),
+    ("location", "scgi_param A b IF_NOT_EMPTY;"),
+    ("location", "uwsgi_param A b c;"),
     (
         "http",
         "proxy_cache_path c keys_zone=A:1m; proxy_cache A; server { listen 127.0.0.1:19005; }",

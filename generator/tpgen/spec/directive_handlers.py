@@ -6,12 +6,13 @@ valid_referers (its host names: spec/handlers_referers.py), gzip_disable and
 fastcgi_split_path_info; allow and deny's addresses, error_page's codes, expires,
 keepalive_timeout, add_header's always, ssl_session_cache, ssl_ocsp_cache, set's variable,
 proxy_pass's URL, the other passes' addresses, root, try_files, index, log_format's escaping,
-the limit_req/limit_conn zones and limits, and split_clients' parts (error_log, access_log and
-resolver, listen, geo, upstream, proxy_bind, proxy_cache_path, proxy_cache_valid,
-open_file_cache, worker_processes, directio, userid_expires and image_filter's: the handlers of
-spec/handlers_*.py, registered here). The table (data/nginx-directives.json) names the handler
-of each directive by the kind below; scripts/nginx_directives.py refuses to write a table in
-which a handler that compiles a regex has none.
+the limit_req/limit_conn zones and limits, and split_clients' parts, fastcgi_param's
+if_not_empty (error_log, access_log and resolver, listen, geo, upstream, proxy_bind,
+proxy_cache_path, proxy_cache_valid, open_file_cache, worker_processes, directio,
+userid_expires, thread_pool and image_filter's: the handlers of spec/handlers_*.py, registered
+here). The table (data/nginx-directives.json) names the handler of each directive by the kind
+below; scripts/nginx_directives.py refuses to write a table in which a handler that compiles a
+regex has none.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from tpgen.spec.handlers_pcre import (
 from tpgen.spec.handlers_referers import referers_problem
 from tpgen.spec.handlers_stream_listen import stream_listen_problem
 from tpgen.spec.handlers_targets import access_log, error_log, resolver
+from tpgen.spec.handlers_thread_pool import thread_pool_problem
 from tpgen.spec.handlers_upstream import upstream_check
 from tpgen.spec.handlers_words import WORD_HANDLERS
 from tpgen.spec.nginx_addresses import cidr_problem
@@ -555,6 +557,14 @@ def _upstream_zone(args: Args, place: Place) -> str | None:
     return None
 
 
+def _upstream_param(args: Args, place: Place) -> str | None:
+    """ngx_http_upstream_param_set_slot (fastcgi_param, scgi_param, uwsgi_param): a name, a
+    value, then if_not_empty (as written) or nothing."""
+    if len(args) < 3 or args[2] == "if_not_empty":
+        return None
+    return f"takes if_not_empty after the value, not {args[2]!r} (nginx: invalid parameter)"
+
+
 def _rate_problem(word: str) -> str | None:
     text = word.removeprefix("rate=")
     if text.endswith(("r/s", "r/m")):
@@ -819,6 +829,8 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "variable_name": _variable_name,
     "upstream_zone": _upstream_zone,
     **WORD_HANDLERS,
+    "upstream_param": _upstream_param,
+    "thread_pool": thread_pool_problem,
     "open_file_cache": open_file_cache_problem,
     "open_log_file_cache": open_log_file_cache_problem,
     "upstream_pass": pass_problem(()),
