@@ -132,6 +132,7 @@ SLOTS = {
     "ngx_http_userid_mark": "userid_mark",
     "ngx_http_upstream_param_set_slot": "upstream_param",
     "ngx_thread_pool": "thread_pool",
+    "ngx_http_disable_symlinks": "disable_symlinks",
     "ngx_http_file_cache_set_slot": "cache_path",
     "ngx_http_file_cache_valid_set_slot": "cache_valid",
     "ngx_stream_ssl_ocsp_cache": "ocsp_cache",

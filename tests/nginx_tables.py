@@ -1674,6 +1674,13 @@ HANDLER_CASES = [
     ("location", "fastcgi_param A b if_not_empty;"),
     ("location", "scgi_param A b IF_NOT_EMPTY;"),
     ("location", "uwsgi_param A b c;"),
+    # disable_symlinks: off, on or if_not_owner, and from= with the last two.
+    ("location", "disable_symlinks if_not_owner from=$document_root;"),
+    ("location", "disable_symlinks from=/a on;"),
+    ("location", "disable_symlinks on off;"),
+    ("location", "disable_symlinks off from=/a;"),
+    ("location", "disable_symlinks from=/a;"),
+    ("location", "disable_symlinks ON;"),
     (
         "http",
         "proxy_cache_path c keys_zone=A:1m; proxy_cache A; server { listen 127.0.0.1:19005; }",

@@ -7,8 +7,8 @@ fastcgi_split_path_info; allow and deny's addresses, error_page's codes, expires
 keepalive_timeout, add_header's always, ssl_session_cache, ssl_ocsp_cache, set's variable,
 proxy_pass's URL, the other passes' addresses, root, try_files, index, log_format's escaping,
 the limit_req/limit_conn zones and limits, and split_clients' parts, fastcgi_param's
-if_not_empty (error_log, access_log and resolver, listen, geo, upstream, proxy_bind,
-proxy_cache_path, proxy_cache_valid, open_file_cache, worker_processes, directio,
+if_not_empty, disable_symlinks (error_log, access_log and resolver, listen, geo, upstream,
+proxy_bind, proxy_cache_path, proxy_cache_valid, open_file_cache, worker_processes, directio,
 userid_expires, thread_pool and image_filter's: the handlers of spec/handlers_*.py, registered
 here). The table (data/nginx-directives.json) names the handler of each directive by the kind
 below; scripts/nginx_directives.py refuses to write a table in which a handler that compiles a
@@ -565,6 +565,27 @@ def _upstream_param(args: Args, place: Place) -> str | None:
     return f"takes if_not_empty after the value, not {args[2]!r} (nginx: invalid parameter)"
 
 
+_SYMLINK_STATES = ("off", "on", "if_not_owner")
+
+
+def _disable_symlinks(args: Args, place: Place) -> str | None:
+    """ngx_http_disable_symlinks: off, on or if_not_owner (the last wins), and from= (its
+    script: spec/script_arguments) with on or if_not_owner."""
+    wrong = next((w for w in args if w not in _SYMLINK_STATES and not w.startswith("from=")), "")
+    states = [word for word in args if word in _SYMLINK_STATES]
+    if wrong or not states:
+        return (
+            f"takes off, on or if_not_owner, then from= optional, not {' '.join(args)!r} (nginx: "
+            "invalid parameter, or must have off, on or if_not_owner)"
+        )
+    if len(args) == 2 and len(states) == 2:
+        shown = " ".join(args)
+        return f"takes one of off, on, if_not_owner, not {shown!r} (nginx: duplicate parameters)"
+    if len(args) == 2 and states[-1] == "off":
+        return 'takes from= with on or if_not_owner only (nginx: "from=" cannot be used with "off")'
+    return None
+
+
 def _rate_problem(word: str) -> str | None:
     text = word.removeprefix("rate=")
     if text.endswith(("r/s", "r/m")):
@@ -831,6 +852,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     **WORD_HANDLERS,
     "upstream_param": _upstream_param,
     "thread_pool": thread_pool_problem,
+    "disable_symlinks": _disable_symlinks,
     "open_file_cache": open_file_cache_problem,
     "open_log_file_cache": open_log_file_cache_problem,
     "upstream_pass": pass_problem(()),
