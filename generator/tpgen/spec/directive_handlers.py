@@ -529,9 +529,6 @@ def _keepalive_timeout(args: Args, place: Place) -> str | None:
     return None
 
 
-# 8 pages of 4 KiB (ngx_pagesize on amd64 and Debian's arm64): the smallest shared zone.
-
-
 def _zone_problem(word: str) -> str | None:
     _, colon, size_text = word.removeprefix("zone=").partition(":")
     size_bytes = size(size_text) if colon else None

@@ -28,7 +28,8 @@ def read_guard_disks(text: str) -> dict[str, Mapping[str, str]]:
         raise ValueError("a number too long to read") from None
     version = data.get("version") if isinstance(data, dict) else None
     # true == 1 and 1.0 == 1 in Python: guard writes the integer.
-    disks = data.get("disks") if type(version) is int and version == 1 else None
+    is_one = isinstance(version, int) and not isinstance(version, bool) and version == 1
+    disks = data.get("disks") if is_one else None
     if not isinstance(disks, dict) or not all(
         isinstance(item, dict) and isinstance(item.get("state"), str) for item in disks.values()
     ):

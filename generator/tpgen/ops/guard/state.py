@@ -80,7 +80,8 @@ def state_from(data: object) -> GuardState:
     """The state in ``data`` (the parsed JSON), or CorruptState saying what is wrong."""
     version = data.get("version") if isinstance(data, Mapping) else None
     # true == 1 and 1.0 == 1 in Python: guard writes the integer.
-    if not isinstance(data, Mapping) or type(version) is not int or version != VERSION:
+    written = isinstance(version, int) and not isinstance(version, bool)
+    if not isinstance(data, Mapping) or not written or version != VERSION:
         raise CorruptState(f"not a version {VERSION} guard state")
     disks = data.get("disks")
     if not isinstance(disks, Mapping):
