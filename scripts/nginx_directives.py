@@ -47,10 +47,13 @@ METHOD = re.compile(r'\(u_char \*\) "([^"]+)"')
 # What a handler calls when it compiles its arguments as scripts with variables: a handler
 # that calls none of these, itself or through the functions it calls, never looks a $variable
 # up (what a merge compiles: MERGE_COMPILED).
+# A lookup of one of the module's own names (&ngx_http_memcached_key) is not the directive's
+# values: that handler compiles none of them, and needs the variable it names (FIXED_LOOKUP).
 SCRIPTING = re.compile(
-    r"compile_complex_value|script_compile|script_variables_count|get_variable_index"
+    r"compile_complex_value|script_compile|script_variables_count|get_variable_index\(cf, &(?!ngx_)"
     r"|set_complex_value|set_predicate_slot|log_compile_format"
 )
+FIXED_LOOKUP = re.compile(r"get_variable_index\(cf, &(ngx_\w+)\)")
 # Compiling a regex defines its named captures: it looks no variable up.
 DEFINING_ONLY = frozenset({"ngx_http_regex_compile", "ngx_stream_regex_compile"})
 FUNCTION = re.compile(r"^(\w+)\([^;{]*?\)\n\{\n(.*?)\n\}", re.M | re.S)
@@ -116,7 +119,7 @@ SLOTS = {
     "ngx_stream_set": "variable_name",
     "ngx_http_fastcgi_pass": "upstream_pass",
     "ngx_http_scgi_pass": "upstream_pass",
-    "ngx_http_memcached_pass": "upstream_pass",
+    "ngx_http_memcached_pass": "memcached_pass",
     "ngx_stream_proxy_pass": "upstream_pass",
     "ngx_http_uwsgi_pass": "uwsgi_pass",
     "ngx_http_grpc_pass": "grpc_pass",
@@ -201,7 +204,6 @@ SCRIPT_ARGUMENTS = {
     "ngx_http_grpc_pass": "first",
     "ngx_http_scgi_pass": "first",
     "ngx_http_uwsgi_pass": "first",
-    "ngx_http_memcached_pass": "first",
     "ngx_stream_proxy_pass": "first",
     "ngx_http_core_root": "first",
     "ngx_http_index_set_index": "all",
@@ -574,6 +576,18 @@ def calls(
     return depth > 0 and any(calls(functions, name, pattern, depth - 1) for name in callees)
 
 
+def fixed_lookups(functions: dict[str, str], handler: str, text: str) -> dict[str, object]:
+    """The variables the handler itself looks up by a name of its module's (memcached_pass:
+    $memcached_key): nginx -t refuses the config where none defines them."""
+    names = []
+    for symbol in FIXED_LOOKUP.findall(functions.get(handler, "")):
+        found = re.search(rf"^static ngx_str_t\s+{symbol} = ngx_string\(\"(\w+)\"\);", text, re.M)
+        if found is None:
+            raise SystemExit(f"{handler} looks up {symbol}, not a name of its module: read it")
+        names.append(found.group(1))
+    return {"looks_up": names} if names else {}
+
+
 def scripting(functions: dict[str, str], handler: str) -> bool:
     """Whether the handler compiles scripts, itself or through what it calls."""
     return calls(functions, handler, SCRIPTING)
@@ -660,6 +674,7 @@ def entries(texts: dict[str, str]) -> Iterator[tuple[str, dict[str, object]]]:
                             scripting(functions, handler) or merge_compiled(functions, name, text)
                         ),
                         **script_arguments(functions, handler, name, text),
+                        **fixed_lookups(functions, handler, text),
                         **_value(read_by(functions, handler), post, choices),
                         **_post(post, posts, functions, texts),
                         "source": path,

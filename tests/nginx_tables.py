@@ -1603,6 +1603,17 @@ HANDLER_CASES = [
     ("location", "uwsgi_pass suwsgi://127.0.0.1:1;"),
     ("location", "uwsgi_pass uwsgi://u;"),
     ("location", "memcached_pass 127.0.0.1:0;"),
+    # memcached_pass compiles no variable: a $ is the address's own; it needs $memcached_key.
+    ("location", "set $memcached_key $uri; memcached_pass unix:/tmp/$nothere.sock;"),
+    ("location", "set $memcached_key $uri; memcached_pass unix:/tmp/a$.sock;"),
+    ("location", "set $memcached_key $uri; memcached_pass 127.0.0.1:$x;"),
+    ("location", "set $memcached_key $uri; memcached_pass a$b;"),
+    ("location", "memcached_pass unix:/tmp/m.sock;"),
+    (
+        "http",
+        "map $uri $memcached_key { default a; } "
+        "server { listen 127.0.0.1:19007; location / { memcached_pass unix:/tmp/m.sock; } }",
+    ),
     ("location", "scgi_pass $uri;"),
     (
         "http",

@@ -853,6 +853,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "open_file_cache": open_file_cache_problem,
     "open_log_file_cache": open_log_file_cache_problem,
     "upstream_pass": pass_problem(()),
+    "memcached_pass": pass_problem((), variables=False),
     "uwsgi_pass": pass_problem(SCHEMES["uwsgi_pass"]),
     "grpc_pass": pass_problem(SCHEMES["grpc_pass"]),
     "listen": _listen,

@@ -13,7 +13,7 @@ directive_handlers'. Other values (a path, an upstream host) stay nginx -t's to 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -119,6 +119,7 @@ class Command:
     literal: bool = False  # its handler keeps text as text: no $variable is ever looked up
     # Which arguments its handler compiles as scripts (spec/script_arguments.py).
     script: str | None = None
+    looks_up: tuple[str, ...] = ()  # variables its handler needs by name ($memcached_key)
     source: str = ""  # the module's source file: which builds have it (spec/build.py)
 
     def in_version(self, version: Version) -> bool:
@@ -149,6 +150,7 @@ def commands() -> dict[str, tuple[Command, ...]]:
                 choices=tuple(entry.get("choices", ())),
                 literal=entry.get("literal", False),
                 script=entry.get("script"),
+                looks_up=tuple(entry.get("looks_up", ())),
                 post=entry.get("post"),
                 bounds=_bounds(entry),
                 source=entry["source"],
@@ -581,15 +583,14 @@ def _if_references(args: tuple[str, ...]) -> Iterator[str]:
 
 
 def _unknown_variable(
-    directive: Directive,
-    script: str | None,
+    references: Iterable[str],
     target: Target,
     defined: frozenset[tuple[str, str]],
     family: str,
 ) -> str | None:
     version = target.version
     names, prefixes = module_variables(version, family)
-    for variable in _references(directive, script):
+    for variable in references:
         name = variable.lower()
         if (family, name) in defined:
             continue
@@ -608,7 +609,9 @@ def _merged_variables(target: Target, family: str) -> Callable[[Directive], str 
     defined = target.defined
     if defined is None:
         return lambda _: None
-    return lambda directive: _unknown_variable(directive, "all", target, defined, family)
+    return lambda directive: _unknown_variable(
+        _references(directive, "all"), target, defined, family
+    )
 
 
 def _undefined(variable: str, version: Version, family: str) -> str:
@@ -820,9 +823,10 @@ def _reference_refusal(
     """Why nginx refuses what the directive refers to: a variable or a log format or zone the
     whole config does not define (only where the whole config is known)."""
     family = variable_family(context)
-    scripted = family is not None and not command.literal
-    if target.defined is not None and family is not None and scripted:
-        unknown = _unknown_variable(directive, command.script, target, target.defined, family)
+    if target.defined is not None and family is not None:
+        read = () if command.literal else _references(directive, command.script)
+        references = (*read, *command.looks_up)
+        unknown = _unknown_variable(references, target, target.defined, family)
         if unknown is not None:
             return unknown
     if context in HTTP_CONTEXTS:

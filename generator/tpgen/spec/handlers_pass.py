@@ -1,6 +1,7 @@
 """fastcgi_pass, scgi_pass, uwsgi_pass, grpc_pass, memcached_pass and stream's proxy_pass: the
 address of the upstream, as ngx_http_upstream_add (ngx_stream_upstream_add) reads it with
-ngx_parse_url; one with variables is read per request (spec/script_arguments checks it)."""
+ngx_parse_url; one with variables is read per request (spec/script_arguments checks it), but
+memcached_pass compiles none: its $ is the address's own character."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tpgen.spec.nginx_urls import url_problem
 # The schemes a handler strips before the address (caseless), by directive.
 SCHEMES = {"uwsgi_pass": ("uwsgi://", "suwsgi://"), "grpc_pass": ("grpc://", "grpcs://")}
 PASSES = frozenset({"fastcgi_pass", "scgi_pass", "memcached_pass", *SCHEMES})
+LITERAL_PASSES = frozenset({"memcached_pass"})
 
 
 def _address(url: str, schemes: tuple[str, ...]) -> str:
@@ -19,13 +21,16 @@ def _address(url: str, schemes: tuple[str, ...]) -> str:
     return url[len(scheme) :]
 
 
-def pass_problem(schemes: tuple[str, ...]) -> Callable[[Sequence[str], Where], str | None]:
-    """The check of a pass whose handler strips ``schemes``."""
+def pass_problem(
+    schemes: tuple[str, ...], *, variables: bool = True
+) -> Callable[[Sequence[str], Where], str | None]:
+    """The check of a pass whose handler strips ``schemes`` (and, with ``variables``, reads an
+    address with a $ per request)."""
 
     def check(args: Sequence[str], place: Where) -> str | None:
         url = args[0]
         # A host name that cannot be one may still name an upstream block: nginx -t says.
-        found = None if "$" in url else url_problem(_address(url, schemes))
+        found = None if variables and "$" in url else url_problem(_address(url, schemes))
         if found is None or found == "host not found":
             return None
         return (
@@ -39,7 +44,7 @@ def pass_problem(schemes: tuple[str, ...]) -> Callable[[Sequence[str], Where], s
 def portless_host(name: str, args: Sequence[str]) -> str | None:
     """The host an http pass names with no port (nginx needs an upstream block of that name,
     else: no port in upstream); None where it has a port, variables or a unix: path."""
-    if name not in PASSES or not args or "$" in args[0]:
+    if name not in PASSES or not args or ("$" in args[0] and name not in LITERAL_PASSES):
         return None
     address = _address(args[0], SCHEMES.get(name, ()))
     if address[:5].lower() == "unix:":
