@@ -1603,6 +1603,15 @@ HANDLER_CASES = [
     ("location", "uwsgi_pass suwsgi://127.0.0.1:1;"),
     ("location", "uwsgi_pass uwsgi://u;"),
     ("location", "memcached_pass 127.0.0.1:0;"),
+    # proxy_redirect and the proxy_cookie_*: one argument is off (or proxy_redirect's default).
+    ("location", "proxy_redirect OFF;"),
+    ("location", "proxy_redirect ~;"),
+    ("location", "proxy_pass http://127.0.0.1:1; proxy_redirect default;"),
+    ("location", "proxy_cookie_domain default;"),
+    ("location", "proxy_cookie_path x;"),
+    ("location", "proxy_cookie_path off;"),
+    ("location", "proxy_cookie_flags ~;"),
+    ("location", "proxy_cookie_flags ~ secure;"),
     # memcached_pass compiles no variable: a $ is the address's own; it needs $memcached_key.
     ("location", "set $memcached_key $uri; memcached_pass unix:/tmp/$nothere.sock;"),
     ("location", "set $memcached_key $uri; memcached_pass unix:/tmp/a$.sock;"),

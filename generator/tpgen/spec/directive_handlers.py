@@ -305,14 +305,24 @@ def _server_name(args: Args, place: Place) -> str | None:
     return None
 
 
-def _tilde_first(*, caseless: bool | None) -> Callable[[Args, Place], str | None]:
+def _alone(args: Args, words: tuple[str, ...]) -> str | None:
+    """A lone argument of proxy_redirect and the proxy_cookie_*: one of ``words``, as written."""
+    if len(args) != 1 or args[0] in words:
+        return None
+    return f"takes {' or '.join(words)} alone, not {args[0]!r} (nginx: invalid parameter)"
+
+
+def _tilde_first(
+    *, caseless: bool | None, alone: tuple[str, ...] = ("off",)
+) -> Callable[[Args, Place], str | None]:
     """A handler whose first of two arguments is a regex after ~ (~* caseless when
-    ``caseless`` is None, else always as given): proxy_redirect and the proxy_cookie_*."""
+    ``caseless`` is None, else always as given), or whose one argument is a word of ``alone``:
+    proxy_redirect and the proxy_cookie_*."""
 
     def check(args: Args, place: Place) -> str | None:
         first = args[0]
         if len(args) != 2 or not first.startswith("~"):
-            return None
+            return _alone(args, alone)
         if caseless is None and first.startswith("~*"):
             return place.regex(first[2:], caseless=True)
         return place.regex(first[1:], caseless=bool(caseless))
@@ -321,7 +331,9 @@ def _tilde_first(*, caseless: bool | None) -> Callable[[Args, Place], str | None
 
 
 def _cookie_flags(args: Args, place: Place) -> str | None:
-    return place.regex(args[0][1:], caseless=True) if args[0].startswith("~") else None
+    if len(args) > 1 and args[0].startswith("~"):
+        return place.regex(args[0][1:], caseless=True)
+    return _alone(args, ("off",))
 
 
 # valid_referers, gzip_disable and fastcgi_split_path_info compile with ngx_regex_compile
@@ -818,7 +830,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "if": _if,
     "rewrite": _rewrite,
     "server_name": _server_name,
-    "proxy_redirect": _tilde_first(caseless=None),
+    "proxy_redirect": _tilde_first(caseless=None, alone=("off", "default")),
     "cookie_domain": _tilde_first(caseless=True),
     "cookie_path": _tilde_first(caseless=None),
     "cookie_flags": _cookie_flags,
