@@ -16,6 +16,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ import pytest
 from tpgen.commands.doctor import doctor_main, inputs_from_spec
 from tpgen.ops import doctor as dr
 from tpgen.ops.doctor import FsUsage, LayoutDisk, Level
+from tpgen.ops.doctor.system import error_text
 
 from .ansible.conftest import run_module
 from .conftest import require_root
@@ -1162,6 +1164,31 @@ def test_the_status_probe_ignores_the_environments_proxy(monkeypatch: pytest.Mon
         server.shutdown()
         server.server_close()
     assert body == "Active connections: 1\n"
+
+
+def test_the_status_probe_follows_no_redirect() -> None:
+    """stub_status never redirects: doctor (root) is not taken to another host or scheme."""
+    import http.server
+    import threading
+
+    class Redirect(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(302)
+            self.send_header("Location", "ftp://192.0.2.1/x\x1b[2J")
+            self.end_headers()
+
+        def log_message(self, *_: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            dr.HostSystem().fetch(f"http://127.0.0.1:{server.server_port}/nginx_status")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert error_text(caught.value) == "redirects to ftp://192.0.2.1/x%1B[2J"
 
 
 def test_a_hung_nginx_is_one_failed_finding_not_a_hang(tmp_path: Path) -> None:

@@ -13,8 +13,9 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterable
 from datetime import datetime
+from email.message import Message
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 
 from .space import FsUsage
 
@@ -142,7 +143,7 @@ class HostSystem:
     def _get(self, url: str) -> str:
         # Straight to the node's own loopback status: an http_proxy in the environment (a play's
         # apt proxy) would send it to the proxy, which cannot reach this node's 127.0.0.1.
-        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
         with direct.open(url, timeout=self.timeout) as response:
             body: bytes = response.read(65536)
         return body.decode("utf-8", errors="replace")
@@ -161,6 +162,24 @@ class HostSystem:
 
     def now(self) -> datetime:
         return datetime.now()
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """stub_status never redirects: an answer that does is not the node's status page, and
+    following it would take doctor (root, on the node) to another host or scheme."""
+
+    def redirect_request(  # noqa: PLR0917 - urllib's own signature
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: Message,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        raise urllib.error.HTTPError(
+            req.full_url, code, f"redirects to {_one_line(newurl)}", headers, fp
+        )
 
 
 def read_ahead_of(block: Path) -> int:
