@@ -1612,6 +1612,39 @@ HANDLER_CASES = [
     ("location", "proxy_cookie_path off;"),
     ("location", "proxy_cookie_flags ~;"),
     ("location", "proxy_cookie_flags ~ secure;"),
+    # Stream's log formats, upstreams and zones are its own list; it has no combined format.
+    (
+        "main",
+        f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; return 1; "
+        "access_log /tmp/s.log combined; } }",
+    ),
+    (
+        "main",
+        f"{STREAM} stream {{ log_format x $remote_addr; server {{ listen 127.0.0.1:19002; "
+        "return 1; access_log /tmp/s.log X; } }",
+    ),
+    (
+        "main",
+        f"{STREAM} stream {{ upstream a {{ zone z; server 127.0.0.1:1; }} "
+        "server { listen 127.0.0.1:19002; proxy_pass a; } }",
+    ),
+    (
+        "main",
+        f"{STREAM} stream {{ upstream a {{ zone z 64k; server 127.0.0.1:1; }} "
+        "upstream b { zone z; server 127.0.0.1:2; } "
+        "server { listen 127.0.0.1:19002; proxy_pass b; } }",
+    ),
+    ("main", f"{STREAM} stream {{ server {{ listen 127.0.0.1:19002; proxy_pass foo; }} }}"),
+    (
+        "main",
+        f"{STREAM} stream {{ upstream foo {{ server 127.0.0.1:1; }} "
+        "server { listen 127.0.0.1:19002; proxy_pass FOO; } }",
+    ),
+    (
+        "main",
+        f"{STREAM} http {{ limit_conn_zone $binary_remote_addr zone=z:1m; }} "
+        "stream { server { listen 127.0.0.1:19002; limit_conn z 1; return 1; } }",
+    ),
     # memcached_pass compiles no variable: a $ is the address's own; it needs $memcached_key.
     ("location", "set $memcached_key $uri; memcached_pass unix:/tmp/$nothere.sock;"),
     ("location", "set $memcached_key $uri; memcached_pass unix:/tmp/a$.sock;"),

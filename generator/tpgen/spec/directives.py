@@ -74,6 +74,8 @@ HTTP_CONTEXTS = frozenset(
     {"http", "server", "location", "upstream", "server_if", "location_if", "limit_except"}
 )
 STREAM_CONTEXTS = frozenset({"stream", "stream_server", "stream_upstream"})
+# Where log formats, upstreams and shared zones are named and used (each family its own list).
+NAMING_CONTEXTS = HTTP_CONTEXTS | STREAM_CONTEXTS
 # Named captures of a PCRE regex become variables wherever the regex is.
 _CAPTURE = re.compile(r"\(\?P?(?:<([A-Za-z_][A-Za-z0-9_]*)>|'([A-Za-z_][A-Za-z0-9_]*)')")
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -408,13 +410,13 @@ def _defined_name(directive: Directive) -> tuple[str, str] | None:
 
 
 def defined_names(directives: tuple[Directive, ...], context: str = "main") -> set[tuple[str, str]]:
-    """The HTTP log formats, upstreams and limit zones a config defines, at any depth (stream's
-    and mail's are their own)."""
+    """The log formats, upstreams and limit zones a config defines, at any depth: HTTP's, and
+    stream's apart ("stream " before the kind; mail's are its own)."""
     found: set[tuple[str, str]] = set()
     for directive in directives:
-        name = _defined_name(directive) if context in HTTP_CONTEXTS else None
+        name = _defined_name(directive) if context in NAMING_CONTEXTS else None
         if name is not None:
-            found.add(name)
+            found.add(_of_family(name, context))
         inner = INNER_CONTEXTS.get((context, directive.name))
         if inner is not None and directive.block is not None:
             found |= defined_names(directive.block, inner)
@@ -430,24 +432,34 @@ def directive_names(directives: tuple[Directive, ...]) -> frozenset[str]:
     )
 
 
+def _of_family(name: tuple[str, str], context: str) -> tuple[str, str]:
+    """A name as stream's own where ``context`` is stream's: its modules keep their lists."""
+    return (f"stream {name[0]}", name[1]) if context in STREAM_CONTEXTS else name
+
+
 def _limit_req_zone(args: tuple[str, ...]) -> str | None:
     """The zone a limit_req names (its first zone=)."""
     return next((arg.removeprefix("zone=") for arg in args if arg.startswith("zone=")), None)
 
 
-def _referenced_name(directive: Directive) -> tuple[str, str] | None:
+def _referenced_name(directive: Directive, context: str) -> tuple[str, str] | None:
     """(what must define it, the name) of the log format, shared zone or upstream a directive
     uses."""
     args = directive.args
-    # nginx looks a log format up caseless (ngx_strcasecmp); combined is its own.
-    if directive.name == "access_log" and len(args) >= 2 and args[1].lower() != "combined":
+    stream = context in STREAM_CONTEXTS
+    # nginx looks a log format up caseless (ngx_strcasecmp); combined is http's own, not stream's.
+    if (
+        directive.name == "access_log"
+        and len(args) >= 2
+        and (stream or args[1].lower() != "combined")
+    ):
         return "log_format", args[1]
     if directive.name == "limit_req":
         zone = _limit_req_zone(args)
         return ("limit_req_zone", zone) if zone is not None else None
     if directive.name in ("limit_conn", "zone") and len(args) == 1 + (directive.name != "zone"):
         return _ZONE_DECLARER_OF[directive.name], args[0]
-    host = portless_host(directive.name, args)
+    host = portless_host(f"stream {directive.name}" if stream else directive.name, args)
     if host is not None:
         return "upstream", host
     # "off", or a zone named per request by a variable.
@@ -460,11 +472,15 @@ def _referenced_name(directive: Directive) -> tuple[str, str] | None:
 _ZONE_DECLARER_OF = {"limit_conn": "limit_conn_zone", "zone": "zone"}
 
 
-def _unknown_name(directive: Directive, names: frozenset[tuple[str, str]] | None) -> str | None:
-    used = _referenced_name(directive)
-    if names is None or used is None or _name_key(*used) in names:
+def _unknown_name(
+    directive: Directive, context: str, names: frozenset[tuple[str, str]] | None
+) -> str | None:
+    used = _referenced_name(directive, context)
+    if names is None or used is None or _of_family(_name_key(*used), context) in names:
         return None
     kind, name = used
+    if context in STREAM_CONTEXTS:
+        return _unknown_in_stream(kind, name)
     if kind == "zone":
         return (
             f"names the zone {name!r} with no size, and no upstream's zone of the config gives "
@@ -485,6 +501,30 @@ def _unknown_name(directive: Directive, names: frozenset[tuple[str, str]] | None
     return (
         f"uses the zone {name!r}, which no {kind} of the config defines (nginx: "
         f"{_ZONE_USES[kind]}): define it with {kind} in an extra.http snippet"
+    )
+
+
+def _unknown_in_stream(kind: str, name: str) -> str:
+    if kind == "upstream":
+        return (
+            f"passes to {name!r} with no port, and the stream block has no upstream of that name "
+            f'(nginx: no port in upstream "{name}"): add the port ({name}:9000), or define the '
+            "upstream in the stream block"
+        )
+    if kind == "log_format":
+        return (
+            f"uses the log format {name!r}, which the stream block does not define (nginx: "
+            "unknown log format; stream has no combined): define it with log_format in the "
+            "stream block"
+        )
+    if kind == "zone":
+        return (
+            f"names the zone {name!r} with no size, and no upstream's zone of the stream block "
+            f"gives it one (nginx: zero size shared memory zone): give it a size (zone {name} 64k)"
+        )
+    return (
+        f"uses the zone {name!r}, which no {kind} of the stream block defines (nginx: zero size "
+        f"shared memory zone): define it with {kind} in the stream block"
     )
 
 
@@ -829,8 +869,8 @@ def _reference_refusal(
         unknown = _unknown_variable(references, target, target.defined, family)
         if unknown is not None:
             return unknown
-    if context in HTTP_CONTEXTS:
-        return _unknown_name(directive, target.names)
+    if context in NAMING_CONTEXTS:
+        return _unknown_name(directive, context, target.names)
     return None
 
 

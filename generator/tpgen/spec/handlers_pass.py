@@ -12,7 +12,8 @@ from tpgen.spec.nginx_urls import url_problem
 
 # The schemes a handler strips before the address (caseless), by directive.
 SCHEMES = {"uwsgi_pass": ("uwsgi://", "suwsgi://"), "grpc_pass": ("grpc://", "grpcs://")}
-PASSES = frozenset({"fastcgi_pass", "scgi_pass", "memcached_pass", *SCHEMES})
+# Stream's proxy_pass apart: http's takes a URL, whose scheme gives a port.
+PASSES = frozenset({"fastcgi_pass", "scgi_pass", "memcached_pass", "stream proxy_pass", *SCHEMES})
 LITERAL_PASSES = frozenset({"memcached_pass"})
 
 
