@@ -117,6 +117,7 @@ SLOTS = {
     "ngx_http_auth_request_set": "variable_name",
     "ngx_http_perl_set": "variable_name",
     "ngx_stream_set": "variable_name",
+    "ngx_http_core_set_aio": "aio",
     "ngx_http_fastcgi_pass": "upstream_pass",
     "ngx_http_scgi_pass": "upstream_pass",
     "ngx_http_memcached_pass": "memcached_pass",

@@ -1645,6 +1645,23 @@ HANDLER_CASES = [
         f"{STREAM} http {{ limit_conn_zone $binary_remote_addr zone=z:1m; }} "
         "stream { server { listen 127.0.0.1:19002; limit_conn z 1; return 1; } }",
     ),
+    # aio: off, on, threads or threads=POOL as written; a POOL without variables is a
+    # thread_pool's, wherever the config defines it (or nginx's default).
+    ("location", "aio Threads;"),
+    ("location", "aio threadsx;"),
+    ("location", "aio threads=default;"),
+    ("location", "aio threads=$uri;"),
+    ("location", "aio threads=p;"),
+    (
+        "main",
+        "http { server { listen 127.0.0.1:19008; location / { aio threads=p; } } } "
+        "thread_pool p threads=2;",
+    ),
+    (
+        "main",
+        "thread_pool P threads=2; "
+        "http { server { listen 127.0.0.1:19008; location / { aio threads=p; } } }",
+    ),
     # memcached_pass compiles no variable: a $ is the address's own; it needs $memcached_key.
     ("location", "set $memcached_key $uri; memcached_pass unix:/tmp/$nothere.sock;"),
     ("location", "set $memcached_key $uri; memcached_pass unix:/tmp/a$.sock;"),

@@ -46,7 +46,7 @@ from tpgen.spec.handlers_pcre import (
 from tpgen.spec.handlers_referers import referers_problem
 from tpgen.spec.handlers_stream_listen import stream_listen_problem
 from tpgen.spec.handlers_targets import access_log, error_log, resolver
-from tpgen.spec.handlers_thread_pool import thread_pool_problem
+from tpgen.spec.handlers_thread_pool import aio_problem, thread_pool_problem
 from tpgen.spec.handlers_upstream import upstream_check
 from tpgen.spec.handlers_words import WORD_HANDLERS
 from tpgen.spec.nginx_addresses import cidr_problem
@@ -861,6 +861,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     **WORD_HANDLERS,
     "upstream_param": _upstream_param,
     "thread_pool": thread_pool_problem,
+    "aio": aio_problem,
     "disable_symlinks": _disable_symlinks,
     "open_file_cache": open_file_cache_problem,
     "open_log_file_cache": open_log_file_cache_problem,

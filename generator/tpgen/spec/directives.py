@@ -37,6 +37,7 @@ from tpgen.spec.handlers_referers import referer_conflicts
 from tpgen.spec.handlers_stream_listen import stream_listen_conflicts, stream_listens
 from tpgen.spec.handlers_stream_server import stream_server_refusals
 from tpgen.spec.handlers_stream_ssl import stream_ssl_refusals
+from tpgen.spec.handlers_thread_pool import aio_pool
 from tpgen.spec.nginx_script import script_variables
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version, covers, in_version, span, table
@@ -400,7 +401,7 @@ def _name_key(kind: str, name: str) -> tuple[str, str]:
 def _defined_name(directive: Directive) -> tuple[str, str] | None:
     """(what defines it, the name) of a log format, upstream or shared zone a directive
     defines."""
-    if directive.name in ("log_format", "upstream") and directive.args:
+    if directive.name in ("log_format", "upstream", "thread_pool") and directive.args:
         return _name_key(directive.name, directive.args[0])
     zone = declared_zone(directive) if directive.name in _ZONE_USES else None
     # An upstream's zone without a size declares none: it names one declared with a size.
@@ -414,7 +415,8 @@ def defined_names(directives: tuple[Directive, ...], context: str = "main") -> s
     stream's apart ("stream " before the kind; mail's are its own)."""
     found: set[tuple[str, str]] = set()
     for directive in directives:
-        name = _defined_name(directive) if context in NAMING_CONTEXTS else None
+        naming = context in NAMING_CONTEXTS or directive.name == "thread_pool"
+        name = _defined_name(directive) if naming else None
         if name is not None:
             found.add(_of_family(name, context))
         inner = INNER_CONTEXTS.get((context, directive.name))
@@ -454,9 +456,10 @@ def _referenced_name(directive: Directive, context: str) -> tuple[str, str] | No
         and (stream or args[1].lower() != "combined")
     ):
         return "log_format", args[1]
-    if directive.name == "limit_req":
-        zone = _limit_req_zone(args)
-        return ("limit_req_zone", zone) if zone is not None else None
+    if directive.name in _NAME_READERS:
+        kind, read = _NAME_READERS[directive.name]
+        found = read(args)
+        return (kind, found) if found is not None else None
     if directive.name in ("limit_conn", "zone") and len(args) == 1 + (directive.name != "zone"):
         return _ZONE_DECLARER_OF[directive.name], args[0]
     host = portless_host(f"stream {directive.name}" if stream else directive.name, args)
@@ -468,6 +471,11 @@ def _referenced_name(directive: Directive, context: str) -> tuple[str, str] | No
     return None
 
 
+# What defines the name a directive uses, and how the name is read from its arguments.
+_NAME_READERS: dict[str, tuple[str, Callable[[tuple[str, ...]], str | None]]] = {
+    "limit_req": ("limit_req_zone", _limit_req_zone),
+    "aio": ("thread_pool", aio_pool),
+}
 # What declares the zone limit_conn names, and an upstream's zone without a size.
 _ZONE_DECLARER_OF = {"limit_conn": "limit_conn_zone", "zone": "zone"}
 
@@ -481,6 +489,10 @@ def _unknown_name(
     kind, name = used
     if context in STREAM_CONTEXTS:
         return _unknown_in_stream(kind, name)
+    return _unknown_in_http(kind, name)
+
+
+def _unknown_in_http(kind: str, name: str) -> str:
     if kind == "zone":
         return (
             f"names the zone {name!r} with no size, and no upstream's zone of the config gives "
@@ -491,6 +503,12 @@ def _unknown_name(
             f"passes to {name!r} with no port, and the config has no upstream block of that "
             f'name (nginx: no port in upstream "{name}"): add the port ({name}:9000), or define '
             "the upstream in an extra.http snippet"
+        )
+    if kind == "thread_pool":
+        return (
+            f"uses the thread pool {name!r}, which no thread_pool of the config defines (nginx: "
+            f'unknown thread pool "{name}"): define it with thread_pool in an extra.main '
+            "snippet, or write aio threads (nginx's default pool)"
         )
     if kind == "log_format":
         return (
