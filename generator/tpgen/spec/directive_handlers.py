@@ -541,14 +541,19 @@ def _keepalive_timeout(args: Args, place: Place) -> str | None:
     return None
 
 
+def _zone_too_small(size_bytes: int, written: str) -> str | None:
+    """A shared zone's size below nginx's eight pages (ngx_shared_memory_add's callers)."""
+    if size_bytes < ZONE_MIN:
+        return f"takes a zone of at least 32k, not {written!r} (nginx: zone is too small)"
+    return None
+
+
 def _zone_problem(word: str) -> str | None:
     _, colon, size_text = word.removeprefix("zone=").partition(":")
     size_bytes = size(size_text) if colon else None
     if size_bytes is None:
         return f"takes zone=NAME:SIZE (zone=perip:10m), not {word!r} (nginx: invalid zone size)"
-    if size_bytes < ZONE_MIN:
-        return f"takes a zone of at least 32k, not {word!r} (nginx: zone is too small)"
-    return None
+    return _zone_too_small(size_bytes, word)
 
 
 def _upstream_zone(args: Args, place: Place) -> str | None:
@@ -561,9 +566,7 @@ def _upstream_zone(args: Args, place: Place) -> str | None:
     found = size(args[1])
     if found is None:
         return f"takes a size after the name (64k, 1m), not {args[1]!r} (nginx: invalid zone size)"
-    if found < ZONE_MIN:
-        return f"takes a zone of at least 32k, not {args[1]!r} (nginx: zone is too small)"
-    return None
+    return _zone_too_small(found, args[1])
 
 
 def _upstream_param(args: Args, place: Place) -> str | None:

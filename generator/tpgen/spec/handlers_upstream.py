@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tpgen.spec.directive_values import ZONE_MIN, number, size, time
+from tpgen.spec.directive_values import number, time
 from tpgen.spec.nginx_syntax import Directive
 from tpgen.spec.nginx_table import Version, Where
 from tpgen.spec.nginx_urls import url_problem
@@ -117,23 +117,12 @@ def _method(entry: Directive) -> str | None:
 
 
 def _setting(entry: Directive) -> str | None:
-    """keepalive's count and zone's name and size."""
+    """keepalive's count (zone's name and size: its own handler, directive_handlers)."""
     if entry.name == "keepalive" and entry.args and not _number_at_least(entry.args[0], 1):
         return (
             f"keepalive takes the number of idle connections to keep, 1 or more, not "
             f'{entry.args[0]!r} (nginx: invalid value "{entry.args[0]}" in "keepalive" directive)'
         )
-    if entry.name != "zone" or not entry.args:
-        return None
-    if not entry.args[0]:
-        return 'zone takes a name (nginx: invalid zone name "")'
-    zone_size = size(entry.args[1]) if len(entry.args) > 1 else ZONE_MIN
-    if zone_size is None:
-        return (
-            f"zone's size is a size such as 64k, not {entry.args[1]!r} (nginx: invalid zone size)"
-        )
-    if zone_size < ZONE_MIN:
-        return f"the zone holds at least 32k, not {entry.args[1]} (nginx: zone is too small)"
     return None
 
 
