@@ -444,7 +444,9 @@ def _limit_req_zone(args: tuple[str, ...]) -> str | None:
     return next((arg.removeprefix("zone=") for arg in args if arg.startswith("zone=")), None)
 
 
-def _referenced_name(directive: Directive, context: str) -> tuple[str, str] | None:
+def _referenced_name(
+    directive: Directive, context: str, *, literal: bool
+) -> tuple[str, str] | None:
     """(what must define it, the name) of the log format, shared zone or upstream a directive
     uses."""
     args = directive.args
@@ -462,7 +464,8 @@ def _referenced_name(directive: Directive, context: str) -> tuple[str, str] | No
         return (kind, found) if found is not None else None
     if directive.name in ("limit_conn", "zone") and len(args) == 1 + (directive.name != "zone"):
         return _ZONE_DECLARER_OF[directive.name], args[0]
-    host = portless_host(f"stream {directive.name}" if stream else directive.name, args)
+    pass_name = f"stream {directive.name}" if stream else directive.name
+    host = portless_host(pass_name, args, literal=literal)
     if host is not None:
         return "upstream", host
     # "off", or a zone named per request by a variable.
@@ -481,9 +484,9 @@ _ZONE_DECLARER_OF = {"limit_conn": "limit_conn_zone", "zone": "zone"}
 
 
 def _unknown_name(
-    directive: Directive, context: str, names: frozenset[tuple[str, str]] | None
+    directive: Directive, command: Command, context: str, names: frozenset[tuple[str, str]] | None
 ) -> str | None:
-    used = _referenced_name(directive, context)
+    used = _referenced_name(directive, context, literal=command.literal)
     if names is None or used is None or _of_family(_name_key(*used), context) in names:
         return None
     kind, name = used
@@ -888,7 +891,7 @@ def _reference_refusal(
         if unknown is not None:
             return unknown
     if context in NAMING_CONTEXTS:
-        return _unknown_name(directive, context, target.names)
+        return _unknown_name(directive, command, context, target.names)
     return None
 
 

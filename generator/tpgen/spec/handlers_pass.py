@@ -14,7 +14,6 @@ from tpgen.spec.nginx_urls import url_problem
 SCHEMES = {"uwsgi_pass": ("uwsgi://", "suwsgi://"), "grpc_pass": ("grpc://", "grpcs://")}
 # Stream's proxy_pass apart: http's takes a URL, whose scheme gives a port.
 PASSES = frozenset({"fastcgi_pass", "scgi_pass", "memcached_pass", "stream proxy_pass", *SCHEMES})
-LITERAL_PASSES = frozenset({"memcached_pass"})
 
 
 def _address(url: str, schemes: tuple[str, ...]) -> str:
@@ -42,10 +41,10 @@ def pass_problem(
     return check
 
 
-def portless_host(name: str, args: Sequence[str]) -> str | None:
-    """The host an http pass names with no port (nginx needs an upstream block of that name,
-    else: no port in upstream); None where it has a port, variables or a unix: path."""
-    if name not in PASSES or not args or ("$" in args[0] and name not in LITERAL_PASSES):
+def portless_host(name: str, args: Sequence[str], *, literal: bool) -> str | None:
+    """The host a pass names with no port (nginx needs an upstream block of that name, else: no
+    port in upstream); None where it has a port, variables (not ``literal``) or a unix: path."""
+    if name not in PASSES or not args or ("$" in args[0] and not literal):
         return None
     address = _address(args[0], SCHEMES.get(name, ()))
     if address[:5].lower() == "unix:":
