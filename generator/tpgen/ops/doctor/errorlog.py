@@ -22,7 +22,7 @@ _DATE_FORMATS = (
 )
 
 # errno values nginx prints as "failed (N: text)" that mean the disk is sick, or full
-_DISK_ERRNOS = {5: "EIO", 6: "ENXIO", 19: "ENODEV", 30: "EROFS", 117: "EUCLEAN"}
+DISK_ERRNOS = {5: "EIO", 6: "ENXIO", 19: "ENODEV", 30: "EROFS", 117: "EUCLEAN"}
 _FULL_ERRNOS = {28: "ENOSPC"}
 
 _LOG_LINE = re.compile(r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d) \[(\w+)\] (.*)$")
@@ -30,8 +30,8 @@ _LOG_LINE = re.compile(r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d) \[(\w+)\] (.*)$")
 # 5000, which a request's text in the log may carry.
 _QUEUE_OVERFLOW = re.compile(r'thread pool "([^"]+)" queue overflow: ([0-9]{1,20}) tasks waiting')
 _ALLOC_NODE = re.compile(r'could not allocate node(?: in cache keys zone "([^"]+)")?')
-_FAILED_ERRNO = re.compile(r"failed \(([0-9]{1,10}): [^)]*\)")
-_QUOTED_PATH = re.compile(r'"(/[^"]*)"')
+FAILED_ERRNO = re.compile(r"failed \(([0-9]{1,10}): [^)]*\)")
+QUOTED_PATH = re.compile(r'"(/[^"]*)"')
 
 
 def parse_since(text: str, now: datetime) -> datetime:
@@ -86,17 +86,17 @@ class LogCounts:
 
     def _count_failed_file(self, text: str, disks: Sequence[LayoutDisk]) -> None:
         """A failed call on a file of a disk, by its errno: an I/O error or a full disk."""
-        failed = _FAILED_ERRNO.search(text)
+        failed = FAILED_ERRNO.search(text)
         number = int(failed.group(1)) if failed else 0
-        if number not in _DISK_ERRNOS and number not in _FULL_ERRNOS:
+        if number not in DISK_ERRNOS and number not in _FULL_ERRNOS:
             return
-        path = _QUOTED_PATH.search(text)
+        path = QUOTED_PATH.search(text)
         disk = _disk_of(path.group(1), disks) if path else None
         if disk is None:
             return
-        bucket = self.disk_errors if number in _DISK_ERRNOS else self.disk_full
+        bucket = self.disk_errors if number in DISK_ERRNOS else self.disk_full
         bucket[disk] = bucket.get(disk, 0) + 1
-        name = _DISK_ERRNOS.get(number) or _FULL_ERRNOS[number]
+        name = DISK_ERRNOS.get(number) or _FULL_ERRNOS[number]
         self.errno_seen.setdefault(disk, set()).add(name)
 
 

@@ -12,15 +12,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ..doctor.errorlog import DISK_ERRNOS, FAILED_ERRNO, QUOTED_PATH
 from ..doctor.mounts import MountEntry, mount_at
 
-# errno values nginx prints as "failed (N: text)" that mean the disk under the file is sick
-DISK_ERRNOS = {5: "EIO", 6: "ENXIO", 19: "ENODEV", 30: "EROFS", 117: "EUCLEAN"}
-# nginx prints an errno in ASCII digits, ten at most: int() refused 5000 of them, which a
-# request's text in the log may carry, and the guard ended.
-_FAILED_ERRNO = re.compile(r"failed \(([0-9]{1,10}): ([^)]*)\)")
 _ERROR_TEXTS = ("Input/output error", "Read-only file system", "Structure needs cleaning")
-_QUOTED_PATH = re.compile(r'"(/[^"]*)"')
 
 # Kernel messages naming the device of an I/O error (block layer, buffer cache, SCSI, file
 # systems). The group is the kernel's device name: sdb, sdb1, nvme0n1, loop3, dm-2.
@@ -69,13 +64,13 @@ def nginx_evidence(lines: Iterable[str], disks: Sequence[GuardDisk], now: float)
 
 
 def _nginx_disk(line: str, disks: Sequence[GuardDisk]) -> str | None:
-    failed = _FAILED_ERRNO.search(line)
+    failed = FAILED_ERRNO.search(line)
     sick = (failed is not None and int(failed.group(1)) in DISK_ERRNOS) or any(
         text in line for text in _ERROR_TEXTS
     )
     if not sick:
         return None
-    for path in _QUOTED_PATH.findall(line):
+    for path in QUOTED_PATH.findall(line):
         disk = disk_of_path(path, disks)
         if disk is not None:
             return disk
