@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench.system import BenchError
 
@@ -24,6 +26,9 @@ class LoadResult:
     latency_p50_ms: float
     latency_p99_ms: float
     latency_max_ms: float
+    # latency_* are wrk's, whose histogram counts time (see bench/lua/report.lua); this is the
+    # p99 of the answers as measured, each counted once (None in runs made before it was read)
+    answer_p99_ms: float | None = None
     # wrk did not stop within its grace and was killed: none of its answers are known, so the
     # load counts as none answered and its latencies as the time it was waited for
     stalled: bool = False
@@ -32,7 +37,9 @@ class LoadResult:
     def stall(cls, waited: float) -> LoadResult:
         """A load whose wrk never reported: nothing answered in `waited` seconds."""
         waited_ms = waited * 1e3
-        return cls(waited, 0, 0, 0, waited_ms, waited_ms, waited_ms, waited_ms, stalled=True)
+        return cls(
+            waited, 0, 0, 0, waited_ms, waited_ms, waited_ms, waited_ms, waited_ms, stalled=True
+        )
 
     @property
     def rps(self) -> float:
@@ -75,8 +82,12 @@ class Load:
 
     def start(self, log: Path) -> subprocess.Popen[str]:
         out = log.open("w")
+        # report.lua takes wrk's made-up answers back out, which needs the connections
+        env = {**os.environ, "TPGEN_WRK_CONNECTIONS": str(self.connections)}
         try:
-            return subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT, text=True)
+            return subprocess.Popen(
+                self.command(), stdout=out, stderr=subprocess.STDOUT, text=True, env=env
+            )
         finally:
             out.close()
 
@@ -107,6 +118,7 @@ def parse_summary(text: str) -> LoadResult:
         if line.startswith(MARKER):
             data = json.loads(line[len(MARKER) :])
             lat = data["latency_us"]
+            answers = _answers(data)
             return LoadResult(
                 seconds=data["duration_us"] / 1e6,
                 requests=data["requests"],
@@ -116,8 +128,22 @@ def parse_summary(text: str) -> LoadResult:
                 latency_p50_ms=lat["p50"] / 1e3,
                 latency_p99_ms=lat["p99"] / 1e3,
                 latency_max_ms=lat["max"] / 1e3,
+                answer_p99_ms=answers["p99"] / 1e3,
             )
     raise BenchError(f"no wrk summary in output: {text[-500:]}")
+
+
+def _answers(data: dict[str, Any]) -> dict[str, Any]:
+    """report.lua's answers, checked: one latency per answer wrk counted (but those past its
+    --timeout, which it counts as timeouts and records no latency of)."""
+    answers: dict[str, Any] = data["answers_us"]
+    done, timeouts = data["requests"], data["errors"]["timeout"]
+    if not done - timeouts <= answers["count"] <= done:
+        raise BenchError(
+            f"wrk's histogram gave back {answers['count']} answers of its {done} ({timeouts} "
+            "timed out): it was not read as wrk 4.x corrects it"
+        )
+    return answers
 
 
 def reap(procs: list[subprocess.Popen[str]]) -> None:

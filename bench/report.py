@@ -29,6 +29,12 @@ COLUMNS: list[tuple[str, str, Metric]] = [
     ("hot_rps", "hot req/s", lambda t: t.hot.rps),
     ("hot_avg_ms", "hot avg ms", lambda t: t.hot.latency_mean_ms),
     ("hot_p99_ms", "hot p99 ms", lambda t: t.hot.latency_p99_ms),
+    # the same answers weighed one each (bench.load.LoadResult.answer_p99_ms); none in old runs
+    (
+        "hot_answer_p99_ms",
+        "answer p99",
+        lambda t: math.nan if t.hot.answer_p99_ms is None else t.hot.answer_p99_ms,
+    ),
     ("cold_rps", "cold req/s", lambda t: t.cold.rps if t.cold else 0.0),
     ("total_mbps", "total MB/s", lambda t: t.total_mbps),
     ("cold_mbps", "cold MB/s", lambda t: t.cold.mbps if t.cold else 0.0),

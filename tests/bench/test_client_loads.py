@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import http.server
 import shutil
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -223,3 +225,53 @@ def test_real_wrk_asks_the_same_cold_sequence_for_the_same_seed_only(
     assert len(set(round_one)) > 10
     assert first_asked("1") == round_one
     assert first_asked("701") != round_one
+
+
+class _Every200thLate(http.server.BaseHTTPRequestHandler):
+    """Answers at once, but every 200th request of a connection 300 ms late."""
+
+    protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        super().setup()
+        self.asked = 0
+        # headers and body are two writes: Nagle would hold the body for the client's delayed ACK
+        self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def do_GET(self) -> None:
+        self.asked += 1
+        if self.asked % 200 == 0:
+            time.sleep(0.3)
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # wrk hangs up on the answer it is writing when its time is up
+
+
+def test_real_wrk_answers_count_once_while_its_own_latencies_weigh_time(
+    tmp_path: Path,
+) -> None:
+    assert shutil.which("wrk"), "wrk: scripts/test.sh system-deps installs it"
+    httpd = _QuietServer(("127.0.0.1", 0), _Every200thLate)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    load = Load(f"http://127.0.0.1:{httpd.server_address[1]}/hot.bin", 2, 1, 3.0, "hot.lua")
+    log = tmp_path / "hot.txt"
+    try:
+        result = load.finish(load.start(log), log)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    # parse_summary checked one latency an answer. Half a per cent of the answers are late, so
+    # their p99 is a prompt one; but the connections spend most of their time waiting on them,
+    # which wrk's own figures weigh (its correction adds answers during each wait)
+    assert result.requests >= 400, "each connection waited on at least one late answer"
+    assert result.answer_p99_ms is not None and result.answer_p99_ms < 100
+    assert result.latency_p99_ms >= 200

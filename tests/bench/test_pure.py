@@ -74,7 +74,8 @@ WRK_OUTPUT = """Running 1s test @ http://127.0.0.1:29000/files/hot.bin
   1 threads and 4 connections
 TPGEN-WRK {"duration_us":1000000,"requests":500,"bytes":2097152000,\
 "errors":{"connect":0,"read":0,"write":0,"status":1,"timeout":0},\
-"latency_us":{"min":900,"mean":8000.5,"p50":7000,"p90":12000,"p99":20000,"max":31000}}
+"latency_us":{"min":900,"mean":8000.5,"p50":7000,"p90":12000,"p99":20000,"max":31000},\
+"answers_us":{"count":500,"min":900,"mean":7100.5,"p50":6000,"p90":11000,"p99":16000,"max":31000}}
 """
 
 
@@ -85,6 +86,20 @@ def test_parse_summary_reads_the_lua_json_line() -> None:
     assert result.mbps == pytest.approx(2097.152)
     assert result.errors == 1
     assert result.latency_p99_ms == 20.0
+    assert result.answer_p99_ms == 16.0
+
+
+@pytest.mark.parametrize("count", [0, 498, 501])
+def test_an_answers_histogram_that_is_not_one_latency_an_answer_is_refused(count: int) -> None:
+    # 500 answers, one of them a timeout wrk could not record: 499 or 500 latencies
+    text = WRK_OUTPUT.replace('"count":500', f'"count":{count}')
+    text = text.replace('"status":1,"timeout":0', '"status":0,"timeout":1')
+    with pytest.raises(BenchError, match=f"gave back {count} answers of its 500"):
+        parse_summary(text)
+    for recorded in (499, 500):
+        assert (
+            parse_summary(text.replace(f'"count":{count}', f'"count":{recorded}')).requests == 500
+        )
 
 
 def test_a_wrk_that_overstays_is_killed_and_recorded_as_a_stall(tmp_path: Path) -> None:
