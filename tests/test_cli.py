@@ -129,6 +129,106 @@ def test_remap_refuses_a_bucket_count_change(
     assert "tuning.buckets: 10000 buckets before, 2000 after" in capsys.readouterr().err
 
 
+SWAP_WARNING = (
+    "warning: device changed under d1 and d2 (d1: /dev/loop1 -> /dev/loop2; d2: /dev/loop2 -> "
+    "/dev/loop1): each keeps its name and its buckets but not its files, which stay on the old "
+    "device: 5000 buckets (50.0% of keys) are a miss on a cache node until fetched again, and "
+    "missing on an origin or vod node until copied; {total} of keys in all are not on the "
+    "device they are read from (unless both paths name one device, e.g. /dev/sdb and its "
+    "/dev/disk/by-id/ link). Keep each device under its disk's name (a new device takes a "
+    "failed disk's entry: see docs/operations.md)"
+)
+
+
+def _swapped_devices(data: dict[str, object]) -> dict[str, object]:
+    disks = data["disks"]
+    assert isinstance(disks, list)
+    disks[0]["device"], disks[1]["device"] = disks[1]["device"], disks[0]["device"]
+    return data
+
+
+def test_remap_of_two_disks_that_swap_devices_says_their_keys_lose_their_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bucket map is by name, the files are on the device: 0 buckets move, half the keys
+    miss."""
+    old = write_spec(tmp_path / "old.yaml", spec(disks=4))
+    new = write_spec(tmp_path / "new.yaml", _swapped_devices(spec(disks=4)))
+    assert main(["remap", str(old), str(new)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "moved: 0 of 10000 buckets (0.0% of keys change disk)",
+        SWAP_WARNING.format(total="50.0%"),
+    ]
+    assert main(["remap", str(old), str(new), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["moved_fraction"], report["files_elsewhere_fraction"]) == (0, 0.5)
+    assert report["relocated_buckets"] == 5000
+    assert report["rehomed"][0] == {
+        "disk": "d1",
+        "device": {"before": "/dev/loop1", "after": "/dev/loop2"},
+        "mount": {"before": "/srv/cache/d1", "after": "/srv/cache/d1"},
+        "buckets": 2500,
+    }
+
+
+def test_remap_adds_swapped_devices_to_the_keys_that_change_disk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = write_spec(tmp_path / "old.yaml", spec(disks=4))
+    changed = _swapped_devices(spec(disks=4))
+    changed["disks"][3]["state"] = "draining"
+    new = write_spec(tmp_path / "new.yaml", changed)
+    assert main(["remap", str(old), str(new), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    moved, relocated = report["moved_buckets"], report["relocated_buckets"]
+    # d4's buckets move, d1's and d2's stay on another device: 2500 + 5000 keys of 10000
+    assert moved == 2500 and relocated == 5000
+    assert report["files_elsewhere_fraction"] == 0.75
+    assert main(["remap", str(old), str(new)]) == 0
+    assert SWAP_WARNING.format(total="75.0%") in capsys.readouterr().out.splitlines()
+
+
+def test_remap_notes_a_moved_mount_and_stays_quiet_on_a_replaced_failed_disk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = write_spec(tmp_path / "old.yaml", spec(disks=3))
+    moved = spec(disks=3)
+    moved["disks"][2]["mount"] = "/srv/big/d3"
+    new = write_spec(tmp_path / "moved.yaml", moved)
+    assert main(["remap", str(old), str(new)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "moved: 0 of 10000 buckets (0.0% of keys change disk)",
+        "note: mount changed under d3 (d3: /srv/cache/d3 -> /srv/big/d3): each keeps its device, "
+        "and its files go with it: no key misses once the device is mounted at the new path "
+        "(storage_disks mounts it there by UUID; unmount the old path and drop its fstab line)",
+    ]
+    assert main(["remap", str(old), str(new), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["relocated_buckets"], report["files_elsewhere_fraction"]) == (0, 0)
+    # disk-replace.yml: d3 failed, then back on a new device; its buckets come back empty
+    failed = spec(disks=3)
+    failed["disks"][2]["state"] = "failed"
+    replaced = spec(disks=3)
+    replaced["disks"][2]["device"] = "/dev/disk9"
+    before = write_spec(tmp_path / "failed.yaml", failed)
+    assert main(["remap", str(before), str(write_spec(tmp_path / "r.yaml", replaced))]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("moved: 3333 of 10000 buckets") and "device changed" not in out
+
+
+def test_remap_refusals_name_the_line_of_their_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = write_spec(tmp_path / "old.yaml", spec())
+    new = write_spec(tmp_path / "new.yaml", spec(tuning={"buckets": 2000}))
+    assert main(["remap", str(old), str(new)]) == 2
+    line = new.read_text().splitlines().index("  buckets: 2000") + 1
+    assert capsys.readouterr().err == (
+        f"{new}:{line}: tuning.buckets: 10000 buckets before, 2000 after: changing the bucket "
+        "count re-maps every key; keep it fixed for the life of a node\n"
+    )
+
+
 def test_remap_of_a_changed_cache_key_reports_every_key_rehashed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -239,8 +239,10 @@ def test_remap_of_two_workloads_is_refused_in_one_line(
         paths.append(str(path))
     assert main(["remap", *paths]) == 2
     article = {"cache": "a cache", "origin": "an origin"}
+    # validate's form: the line of the field in the new spec
+    line = Path(paths[1]).read_text().splitlines().index(f"  type: {new}") + 1
     assert capsys.readouterr().err == (
-        f"{paths[1]}: workload.type: {old} before, {new} after: {article[new]} node keeps "
+        f"{paths[1]}:{line}: workload.type: {old} before, {new} after: {article[new]} node keeps "
         f"nothing of {article[old]} node's disks; compare two specs of one workload\n"
     )
 

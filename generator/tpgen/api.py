@@ -52,6 +52,7 @@ from tpgen.spec.load import (
     LineMap,
     SpecDocument,
     load_spec_file,
+    parse_spec_text,
     plain_data,
     read_spec_document,
     spec_from_mapping,
@@ -94,8 +95,10 @@ __all__ = [
     "check_plan",
     "check_tls_files",
     "compare",
+    "compare_specs",
     "disk_for_hash",
     "disk_for_key",
+    "draft_problems",
     "extra_file_problems",
     "fill_nginx_facts",
     "fill_node_facts",
@@ -155,7 +158,16 @@ def load_spec_plan(
     give the plan what the certificates say (their OCSP responders). ``origin_ca`` (and
     ``tls_files``): the origins' CA bundle the config names must be here and hold PEM
     certificates — the offline check reads it at its path, as nginx does on the node."""
-    document = read_spec_document(path)
+    return _document_plan(
+        read_spec_document(path), snippets, tls_files=tls_files, origin_ca=origin_ca
+    )
+
+
+def _document_plan(
+    document: SpecDocument, snippets: Snippets, *, tls_files: bool, origin_ca: bool
+) -> tuple[NodeSpec, Plan]:
+    """:func:`load_spec_plan` of a spec already read."""
+    path = document.source
     spec = spec_from_mapping(document.data, path, document.lines)
     certificates = UNREAD
     if tls_files:
@@ -176,6 +188,29 @@ def load_spec_plan(
         )
         _refuse(problems, path, document.lines)
     return spec, plan
+
+
+def compare_specs(old_path: str, new_path: str) -> Remap:
+    """What changing a node's spec from ``old_path`` to ``new_path`` does to its cache; a
+    refusal names the new spec's file and the line of its field, as validate's do."""
+    old = load_plan(old_path)
+    document = read_spec_document(new_path)
+    new = _document_plan(document, "off", tls_files=False, origin_ca=False)[1]
+    try:
+        return compare(old, new)
+    except SpecError as err:
+        raise with_lines(err, new_path, document.lines) from None
+
+
+def draft_problems(text: str, source: str = "<draft>") -> list[Problem]:
+    """validate's refusals of a spec's text (its own snippets and files not read): none when
+    ``tpgen validate`` would accept it."""
+    try:
+        document = parse_spec_text(text, source)
+        render_config(_document_plan(document, "off", tls_files=False, origin_ca=False)[1])
+    except SpecError as err:
+        return list(err.problems)
+    return []
 
 
 def _refuse(problems: list[Problem], path: str, lines: LineMap) -> None:

@@ -8,7 +8,30 @@ from dataclasses import dataclass
 from tpgen.errors import Problem, SpecError
 from tpgen.plan.buckets import moved_buckets
 from tpgen.plan.defaults import DISK_DIR
-from tpgen.plan.types import Plan
+from tpgen.plan.types import DiskPlan, Plan
+
+
+@dataclass(frozen=True)
+class Rehomed:
+    """A disk that owns buckets before and after under one name, on another device or mount:
+    its cached files stay on the device they were written to."""
+
+    disk: str
+    device: tuple[str, str]  # before, after (the same when only the mount changed)
+    mount: tuple[str, str]
+    buckets: int  # buckets it owns before and after
+
+    @property
+    def device_changed(self) -> bool:
+        return self.device[0] != self.device[1]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "disk": self.disk,
+            "device": {"before": self.device[0], "after": self.device[1]},
+            "mount": {"before": self.mount[0], "after": self.mount[1]},
+            "buckets": self.buckets,
+        }
 
 
 @dataclass(frozen=True)
@@ -23,12 +46,22 @@ class Remap:
     # the share of keys that stays on its disk is what two independent draws share
     rehashed: tuple[str, str] | None = None
     kept_by_chance: float = 0.0
+    # disks whose name stays but whose device or mount changes: the map is by name, the files
+    # are on the device, so a key that keeps its disk's name can still lose its files
+    rehomed: tuple[Rehomed, ...] = ()
+    # the share of keys whose files are not on the device nginx reads them from after the change
+    files_elsewhere: float = 0.0
 
     @property
     def moved_fraction(self) -> float:
         if self.rehashed:
             return 1 - self.kept_by_chance
         return len(self.moved) / self.buckets
+
+    @property
+    def relocated(self) -> tuple[Rehomed, ...]:
+        """The rehomed disks whose device changed: their keys miss their files."""
+        return tuple(r for r in self.rehomed if r.device_changed)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -41,6 +74,9 @@ class Remap:
             "split_key": {"before": self.rehashed[0], "after": self.rehashed[1]}
             if self.rehashed
             else None,
+            "rehomed": [r.as_dict() for r in self.rehomed],
+            "relocated_buckets": sum(r.buckets for r in self.relocated),
+            "files_elsewhere_fraction": round(self.files_elsewhere, 6),
         }
 
 
@@ -68,7 +104,38 @@ def compare(old: Plan, new: Plan) -> Remap:
         sum(n for (a, b), n in flows.items() if a in survivors and b in survivors),
         rehashed,
         kept,
+        _rehomed(old, new),
+        _files_elsewhere(old, new, rehashed is not None),
     )
+
+
+def _rehomed(old: Plan, new: Plan) -> tuple[Rehomed, ...]:
+    before = {d.name: d for d in old.disks}
+    kept = Counter(a for a, b in zip(old.owners, new.owners, strict=True) if a == b)
+    found = []
+    for disk in new.disks:
+        was = before.get(disk.name)
+        if was is None or not kept[disk.name]:
+            continue
+        if (was.device, was.mount) != (disk.device, disk.mount):
+            where = (was.device, disk.device), (was.mount, disk.mount)
+            found.append(Rehomed(disk.name, *where, kept[disk.name]))
+    return tuple(found)
+
+
+def _devices(plan: Plan) -> list[str]:
+    by_name: dict[str, DiskPlan] = {d.name: d for d in plan.disks}
+    return [by_name[name].device for name in plan.owners]
+
+
+def _files_elsewhere(old: Plan, new: Plan, rehashed: bool) -> float:
+    """The share of keys whose new disk's device is not the one their files are on."""
+    before, after = _devices(old), _devices(new)
+    if rehashed:
+        # every key draws a new bucket: it finds its files by chance alone
+        held, wanted = Counter(before), Counter(after)
+        return 1 - sum(held[dev] * wanted[dev] for dev in held) / len(before) ** 2
+    return sum(a != b for a, b in zip(before, after, strict=True)) / len(before)
 
 
 def _comparable(old: Plan, new: Plan) -> None:
@@ -100,6 +167,10 @@ def _comparable(old: Plan, new: Plan) -> None:
 
 
 def format_remap(remap: Remap) -> str:
+    return "\n".join([_moves(remap), *_rehomed_lines(remap)])
+
+
+def _moves(remap: Remap) -> str:
     if remap.rehashed:
         before, after = remap.rehashed
         return (
@@ -122,3 +193,36 @@ def format_remap(remap: Remap) -> str:
             "(state: failed) to move only the changed disk's keys"
         )
     return "\n".join(lines)
+
+
+def _names(disks: tuple[Rehomed, ...]) -> str:
+    names = [r.disk for r in disks]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _rehomed_lines(remap: Remap) -> list[str]:
+    """A warning for disks whose name stays on another device, a note for a mount that moves."""
+    lines = []
+    relocated = remap.relocated
+    if relocated:
+        buckets = sum(r.buckets for r in relocated)
+        changes = "; ".join(f"{r.disk}: {r.device[0]} -> {r.device[1]}" for r in relocated)
+        lines.append(
+            f"warning: device changed under {_names(relocated)} ({changes}): each keeps its name "
+            f"and its buckets but not its files, which stay on the old device: {buckets} buckets "
+            f"({buckets / remap.buckets:.1%} of keys) are a miss on a cache node until fetched "
+            "again, and missing on an origin or vod node until copied; "
+            f"{remap.files_elsewhere:.1%} of keys in all are not on the device they are read "
+            "from (unless both paths name one device, e.g. /dev/sdb and its /dev/disk/by-id/ "
+            "link). Keep each device under its disk's name (a new device takes a failed disk's "
+            "entry: see docs/operations.md)"
+        )
+    moved = tuple(r for r in remap.rehomed if not r.device_changed)
+    if moved:
+        changes = "; ".join(f"{r.disk}: {r.mount[0]} -> {r.mount[1]}" for r in moved)
+        lines.append(
+            f"note: mount changed under {_names(moved)} ({changes}): each keeps its device, and "
+            "its files go with it: no key misses once the device is mounted at the new path "
+            "(storage_disks mounts it there by UUID; unmount the old path and drop its fstab line)"
+        )
+    return lines
