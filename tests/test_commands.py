@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+from tpgen.api import draft_problems
 from tpgen.cli import main
 from tpgen.commands import Console, run
 from tpgen.commands.discover import discover
@@ -281,6 +282,7 @@ def test_doctor_and_discover_hand_their_options_and_console_to_ops(
                 "min_size": 10**12,
                 "include_loop": True,
                 "mount_root": "/srv/cache",
+                "check": draft_problems,
                 "out": out,
                 "err": err,
             },

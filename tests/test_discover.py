@@ -468,3 +468,85 @@ def test_a_hung_lsblk_is_a_discover_error_not_a_hang(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(host.subprocess, "run", hung)
     with pytest.raises(d.DiscoverError, match=r"^lsblk did not answer in 30 s \(a hung device\?\)"):
         d.probe_host()
+
+
+# --------------------------------------------------------------- the draft as validate sees it
+
+HOSTILE_SKIPPED = [
+    "#   /dev/sd c: refused by tpgen validate: device: '/dev/sd c' is not a device path (/dev/, "
+    "then letters, digits and / _ . : + -): write e.g. /dev/sdb or "
+    "/dev/disk/by-id/wwn-0x5000c500a1b2c3d4",
+    "#   /dev/sdd: refused by tpgen validate: size: 8,589,934,592,000,000,000 bytes is outside "
+    "64MiB … 1PiB: write a size in that range (k = 1000, KiB = 1024)",
+    "#   /dev/sde: refused by tpgen validate: name: 'default' is a keyword of nginx's map block, "
+    "where disk names are keys (default, hostnames, include, volatile are reserved): pick "
+    "another name, e.g. default1",
+    "#   /dev/sdb: refused by tpgen validate: device: '/dev/sdb' is already used by d1 "
+    "(/dev/sdb): each disk needs its own device",
+    "#   /dev/sdg: refused by tpgen validate: name: 'd7' is already used by d7 (/dev/sdf): each "
+    "disk needs its own name",
+    "#   /dev/sdh: refused by tpgen validate: mount: /srv/cache/a/d7/inner is inside d7's mount "
+    "/srv/cache/a/d7: mount each disk at its own top-level directory",
+]
+
+
+def _probe(monkeypatch: pytest.MonkeyPatch, lsblk: str, memory_kb: int = 32 * 1024**2) -> None:
+    from tpgen.ops.discover import host
+
+    probe = d.HostProbe(lsblk, f"MemTotal: {memory_kb} kB\n", 8, "edge-1")
+    monkeypatch.setattr(host, "probe_host", lambda: probe)
+
+
+def _draft(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["discover", "--min-size", "0", *args])
+    out = capsys.readouterr().out
+    (tmp_path / "draft.yaml").write_text(out)
+    return code, out
+
+
+def test_a_disk_validate_refuses_is_skipped_with_validates_reason(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A hostile lsblk (a name with a space, a device listed twice, an exabyte, kept mounts
+    named default, twice d7, one inside another): each disk the draft cannot hold is a skipped
+    device with validate's line, and what discover writes validates."""
+    _probe(monkeypatch, (FIXTURES / "lsblk-hostile.json").read_text())
+    code, out = _draft(tmp_path, capsys)
+    assert code == 0
+    assert out.splitlines()[out.splitlines().index("# Skipped devices:") + 1 :] == HOSTILE_SKIPPED
+    assert [disk["device"] for disk in yaml.safe_load(out)["disks"]] == ["/dev/sdb", "/dev/sdf"]
+    assert main(["validate", str(tmp_path / "draft.yaml")]) == 0
+    assert main(["discover", "--min-size", "0", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert [s["reason"] for s in payload["skipped"]] == [
+        line[4:].split(": ", 1)[1] for line in HOSTILE_SKIPPED
+    ]
+    assert payload["refused"] == []
+
+
+def test_a_draft_validate_refuses_beyond_its_disks_says_why_at_its_top_and_exits_1(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _probe(monkeypatch, (FIXTURES / "lsblk-storage-node.json").read_text(), memory_kb=1)
+    code, out = _draft(tmp_path, capsys)
+    refused = (
+        "node.memory: 0 bytes is outside 256MiB … 64TiB: write a size in that range "
+        "(k = 1000, KiB = 1024)"
+    )
+    assert (code, out.splitlines()[3]) == (1, f"# tpgen validate refuses this draft: {refused}")
+    assert main(["validate", str(tmp_path / "draft.yaml")]) == 2
+    assert capsys.readouterr().err == f"{tmp_path / 'draft.yaml'}:8: {refused}\n"
+
+
+def test_a_draft_whose_every_disk_validate_refuses_has_none_and_exits_1(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    odd = {"name": "sd c", "type": "disk", "size": 64 * GIB, "rota": True}
+    _probe(monkeypatch, json.dumps({"blockdevices": [odd]}))
+    code, out = _draft(tmp_path, capsys)
+    assert code == 1
+    assert "disks: []  # no usable disk found: add disks by hand (see docs/spec.md)\n" in out
+    assert out.endswith(f"{HOSTILE_SKIPPED[0]}\n")
+    assert main(["discover", "--min-size", "0", "--json"]) == 1
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert notes == ["no usable disk found: add disks by hand (see docs/spec.md)"]

@@ -1,9 +1,11 @@
-"""``tpgen discover``: a draft spec from this host's disks (the probing lives in tpgen.ops)."""
+"""``tpgen discover``: a draft spec from this host's disks (the probing lives in tpgen.ops),
+checked by validate's own code: a disk it refuses is skipped with its reason."""
 
 from __future__ import annotations
 
 from typing import TypedDict, Unpack
 
+from tpgen.api import draft_problems
 from tpgen.commands import STANDARD, Console
 from tpgen.ops.discover import run_discover
 
@@ -16,5 +18,6 @@ class DiscoverOptions(TypedDict):
 
 
 def discover(console: Console = STANDARD, **options: Unpack[DiscoverOptions]) -> int:
-    """0 disks found, 1 none usable, 2 the probe failed."""
-    return run_discover(**options, out=console.out, err=console.err)
+    """0 disks found, 1 none usable (or a draft validate refuses: it says why), 2 the probe
+    failed."""
+    return run_discover(**options, check=draft_problems, out=console.out, err=console.err)

@@ -2,7 +2,8 @@
 
 The work is done by pure functions over text: :func:`parse_lsblk` (``lsblk -J -b`` output),
 :func:`parse_meminfo` (``/proc/meminfo``), :func:`discover` (the choice of disks, each with its
-reason) and :func:`render_draft` (a commented YAML draft). :func:`probe_host` is the only
+reason), :func:`render_draft` (a commented YAML draft) and :func:`vetted` (a disk the draft
+cannot hold skipped, by the validator the command hands in). :func:`probe_host` is the only
 function that touches the machine and :func:`run_discover` the only one that prints.
 
 Rules, in order, for each top-level block device (the first that matches decides):
@@ -37,6 +38,7 @@ from .devices import LSBLK_COLUMNS, BlockDevice, DiscoverError, parse_lsblk
 from .draft import render_draft, yaml_scalar
 from .host import HostProbe, discover_host, parse_meminfo, probe_host, run_discover
 from .sizes import GIB, MIB, format_memory, format_size, human_size
+from .vet import DraftCheck, vetted
 
 __all__ = [
     "CACHE_FILESYSTEMS",
@@ -50,6 +52,7 @@ __all__ = [
     "DiscoverError",
     "Discovery",
     "DiskChoice",
+    "DraftCheck",
     "HostProbe",
     "Skipped",
     "classify_media",
@@ -64,5 +67,6 @@ __all__ = [
     "render_draft",
     "run_discover",
     "sanitize_node_name",
+    "vetted",
     "yaml_scalar",
 ]

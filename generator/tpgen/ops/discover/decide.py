@@ -15,6 +15,7 @@ from .sizes import GIB, format_memory, format_size, human_size
 DEFAULT_MIN_SIZE = 32 * GIB
 DEFAULT_MOUNT_ROOT = "/srv/cache"
 DRAFT_UPSTREAM = "origin.example.net:80"
+NO_DISK_NOTE = "no usable disk found: add disks by hand (see docs/spec.md)"
 
 SYSTEM_MOUNTS = frozenset(
     {"/", "/boot", "/boot/efi", "/usr", "/var", "/home", "/opt", "/tmp", "/srv", "[SWAP]"}
@@ -56,6 +57,13 @@ class Discovery:
     disks: tuple[DiskChoice, ...]
     skipped: tuple[Skipped, ...]
     notes: tuple[str, ...] = field(default=())
+    # what `tpgen validate` refuses in the draft beyond its disks (theirs skip the disk)
+    refused: tuple[str, ...] = field(default=())
+
+    @property
+    def usable(self) -> bool:
+        """A draft with disks that validate accepts."""
+        return bool(self.disks) and not self.refused
 
     def spec_mapping(self) -> dict[str, Any]:
         """The draft spec as a plain mapping (what :func:`render_draft` writes as YAML)."""
@@ -90,6 +98,7 @@ class Discovery:
             "used": [{"device": d.device, "name": d.name, "reason": d.reason} for d in self.disks],
             "skipped": [{"device": s.device, "reason": s.reason} for s in self.skipped],
             "notes": list(self.notes),
+            "refused": list(self.refused),
         }
 
 
@@ -173,7 +182,7 @@ def discover(
         else:
             used.append(decision)
     choices = _choices(used, mount_root)
-    notes = () if choices else ("no usable disk found: add disks by hand (see docs/spec.md)",)
+    notes = () if choices else (NO_DISK_NOTE,)
     return Discovery(
         node_name=sanitize_node_name(hostname),
         cores=max(1, cores),

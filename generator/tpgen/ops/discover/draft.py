@@ -44,6 +44,7 @@ def render_draft(discovery: Discovery, *, generated_at: str | None = None) -> st
         f"# Draft spec written by `tpgen discover` on {discovery.node_name}{when}.",
         "# Review it before use: set workload.upstreams, check every disk below, then run",
         "# `tpgen validate` on it. Devices are named as the kernel sees them now.",
+        *(_comment(f"# tpgen validate refuses this draft: {line}") for line in discovery.refused),
         "node:",
         f"  name: {yaml_scalar(node['name'])}",
         f"  cores: {yaml_scalar(node['cores'])}",

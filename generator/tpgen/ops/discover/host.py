@@ -15,6 +15,7 @@ from .decide import DEFAULT_MIN_SIZE, DEFAULT_MOUNT_ROOT, Discovery, discover
 from .devices import BYTE_COUNT, LSBLK_COLUMNS, LSBLK_COLUMNS_OLD, DiscoverError, parse_lsblk
 from .draft import render_draft
 from .sizes import GIB, MIB
+from .vet import DraftCheck, vetted
 
 
 def parse_meminfo(text: str) -> int:
@@ -107,11 +108,14 @@ def run_discover(
     min_size: int | str = DEFAULT_MIN_SIZE,
     include_loop: bool = False,
     mount_root: str = DEFAULT_MOUNT_ROOT,
+    check: DraftCheck | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    """Probe this host and print the draft. Exit code: 0 disks found, 1 none, 2 bad input or
-    probe failed. ``min_size`` is bytes or a size as the spec writes it (``32GiB``)."""
+    """Probe this host and print the draft. Exit code: 0 disks found, 1 none (or a draft
+    ``check`` refuses beyond its disks: it says why), 2 bad input or probe failed.
+    ``min_size`` is bytes or a size as the spec writes it (``32GiB``). ``check``: validate's
+    refusals of the draft's text; a disk it refuses is skipped with validate's reason."""
     from tpgen.spec.units import parse_size
 
     stdout = out if out is not None else sys.stdout
@@ -127,9 +131,11 @@ def run_discover(
     except DiscoverError as error:
         print(f"tpgen discover: {error}", file=stderr)
         return 2
+    if check is not None:
+        result = vetted(result, check)
     if as_json:
         stdout.write(json.dumps(result.to_json(), indent=2) + "\n")
     else:
         stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         stdout.write(render_draft(result, generated_at=stamp))
-    return 0 if result.disks else 1
+    return 0 if result.usable else 1
