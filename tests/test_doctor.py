@@ -632,6 +632,51 @@ def test_a_status_endpoint_that_does_not_speak_http_is_a_finding(reply: bytes) -
     assert "\n" not in status.message and "\r" not in status.message
 
 
+class Unreadable(FakeSystem):
+    """A machine where every file, directory and device doctor names fails as the kernel says:
+    the OSError carries the path."""
+
+    def statvfs(self, path: str) -> FsUsage:
+        raise OSError(5, "Input/output error", path)
+
+    def owner_of(self, path: str) -> str:
+        raise PermissionError(13, "Permission denied", path)
+
+    def read_text(self, path: str) -> str:
+        raise PermissionError(13, "Permission denied", path)
+
+    def read_lines(self, path: str) -> Iterable[str]:
+        raise FileNotFoundError(2, "No such file or directory", path)
+
+    def read_ahead_kb(self, device: str) -> int:
+        raise FileNotFoundError(2, "No such file or directory", device)
+
+
+def test_a_path_a_finding_names_is_not_named_again_by_its_error() -> None:
+    extra = [{"path": "/etc/x.conf"}]
+    layout = layout_dict(disk_entry("d1", read_ahead_kb=4096), extra_files=extra)
+    doctor_inputs = dr.DoctorInputs(
+        layout=dr.read_layout(layout), expected_config=RENDERED, guard_state="/g.json"
+    )
+    found = {f.check: f.message for f in dr.diagnose(doctor_inputs, Unreadable(), since="1h")}
+    assert found["log.read"] == ("cannot read /var/log/nginx/error.log: No such file or directory")
+    assert found["config.drift"] == "cannot read /etc/nginx/nginx.conf: Permission denied"
+    assert found["disk.free"] == "cannot stat /srv/cache/d1: Input/output error"
+    assert found["disk.writable"] == "cannot write to /srv/cache/d1/cache: Permission denied"
+    assert found["disk.read_ahead"] == (
+        "cannot read the read-ahead of /dev/sdb: No such file or directory"
+    )
+    assert found["guard.state"] == "cannot read /g.json: Permission denied"
+    assert found["config.extra"].startswith(
+        "the config includes what is not readable here (/etc/x.conf: Permission denied): "
+    )
+    # a path the finding does not name stays in the reason
+    other = FileNotFoundError(2, "No such file or directory", "/srv/cache/d1/cache/.probe")
+    assert error_text(other, "/srv/cache/d1/cache") == (
+        "No such file or directory: /srv/cache/d1/cache/.probe"
+    )
+
+
 def _status_finding(url: str, system: FakeSystem) -> dr.Finding:
     layout = layout_dict(disk_entry("d1"), status_url=url)
     doctor_inputs = dr.DoctorInputs(layout=dr.read_layout(layout), expected_config=RENDERED)

@@ -43,7 +43,7 @@ def _guard(inputs: DoctorInputs, system: System) -> list[Finding]:
     except FileNotFoundError:
         text, failure = None, None
     except OSError as err:
-        text, failure = None, error_text(err)
+        text, failure = None, error_text(err, path)
     return check_guard_state(text, inputs.layout["disks"], path=path, error=failure)
 
 
@@ -62,7 +62,9 @@ def _disks(inputs: DoctorInputs, system: System) -> list[Finding]:
         mounts = parse_mountinfo(system.mountinfo())
     except OSError as err:
         mounts = []
-        findings.append(Finding("disk.mount", Level.FAIL, f"cannot read mountinfo: {err}"))
+        findings.append(
+            Finding("disk.mount", Level.FAIL, f"cannot read mountinfo: {error_text(err)}")
+        )
     for disk in inputs.layout["disks"]:
         findings.extend(check_mount(disk, mounts, realpath=system.realpath))
         if disk["state"] == "active" and mount_at(disk["mount"], mounts) is not None:
@@ -76,7 +78,7 @@ def _read_ahead(disk: LayoutDisk, system: System) -> Finding:
     try:
         return check_read_ahead(disk, system.read_ahead_kb(disk["device"]))
     except OSError as err:
-        return check_read_ahead(disk, None, error_text(err))
+        return check_read_ahead(disk, None, error_text(err, disk["device"]))
 
 
 def _filesystem(disk: LayoutDisk, system: System) -> list[Finding]:
@@ -84,12 +86,12 @@ def _filesystem(disk: LayoutDisk, system: System) -> list[Finding]:
         usage: FsUsage | None = system.statvfs(disk["mount"])
         usage_error = None
     except OSError as err:
-        usage, usage_error = None, error_text(err)
+        usage, usage_error = None, error_text(err, disk["mount"])
     try:
         system.write_probe(disk["dir"])
         writable = check_writable(disk, None, system.owner_of(disk["dir"]))
     except OSError as err:
-        writable = check_writable(disk, error_text(err))
+        writable = check_writable(disk, error_text(err, disk["dir"]))
     return [check_space(disk, usage, usage_error), writable]
 
 
@@ -98,7 +100,7 @@ def _drift(inputs: DoctorInputs, system: System) -> Finding:
         live: str | None = system.read_text(inputs.config_path)
         live_error = None
     except OSError as err:
-        live, live_error = None, error_text(err)
+        live, live_error = None, error_text(err, inputs.config_path)
     return check_drift(
         live,
         path=inputs.config_path,
@@ -115,7 +117,7 @@ def _extra(inputs: DoctorInputs, system: System) -> list[Finding]:
         try:
             system.read_text(path)
         except OSError as err:
-            missing[path] = error_text(err)
+            missing[path] = error_text(err, path)
     finding = check_extra_files(missing, len(paths) - len(missing))
     return [finding] if finding else []
 
@@ -126,7 +128,7 @@ def _error_log(inputs: DoctorInputs, system: System, since_at: datetime | None) 
         counts: LogCounts | None = scan_error_log(system.read_lines(path), since_at, disks)
         log_error = None
     except OSError as err:
-        counts, log_error = None, error_text(err)
+        counts, log_error = None, error_text(err, path)
     return check_log(
         counts,
         path=path,

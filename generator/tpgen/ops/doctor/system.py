@@ -196,8 +196,11 @@ def read_ahead_of(block: Path) -> int:
     return int(text)
 
 
-def error_text(err: BaseException) -> str:
-    """The short reason of an error, as a finding shows it (no exception class names)."""
+def error_text(err: BaseException, named: str | None = None) -> str:
+    """The short reason of an error, as a finding shows it (no exception class names).
+
+    ``named``: the path the finding's message names already; an OSError about that path is
+    its reason alone (`cannot read X: No such file or directory`, not `...: X` again)."""
     if isinstance(err, urllib.error.URLError):
         reason = err.reason
         if isinstance(reason, OSError):
@@ -205,7 +208,9 @@ def error_text(err: BaseException) -> str:
         # An HTTP error's reason is the peer's own text: escaped and cut, so it stays one line.
         return _one_line(str(reason))
     if isinstance(err, OSError) and err.strerror:
-        return err.strerror if not err.filename else f"{err.strerror}: {err.filename}"
+        # a path the finding does not name (a file inside the directory it names) is shown
+        shown = err.filename and err.filename != named
+        return f"{err.strerror}: {err.filename}" if shown else err.strerror
     if isinstance(err, http.client.InvalidURL):
         return f"not a valid URL: {_one_line(str(err))}"
     if isinstance(err, http.client.HTTPException) and not isinstance(err, OSError):
