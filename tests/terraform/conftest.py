@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,8 @@ from tests.conftest import unavailable
 ROOT = Path(__file__).resolve().parents[2]
 TERRAFORM_DIR = ROOT / "terraform"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# A root module's input variables by name, as a -var-file holds them.
+Variables = Mapping[str, Any]
 
 
 def find_tool(name: str) -> str:
@@ -61,6 +63,11 @@ class Result:
     @property
     def output(self) -> str:
         return self.stdout + self.stderr
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """The error diagnostics of a `-json` run, in the order printed."""
+        return error_diagnostics(self.stdout)
 
 
 def run(
@@ -126,6 +133,8 @@ class TerraformTree:
     root: Path
     binary: str
     data_root: Path
+    # The init of each (workdir, data directory) pair: init once, plan many times.
+    initialised: dict[tuple[str, str], Result] = field(default_factory=dict)
 
     def env(self, name: str) -> dict[str, str]:
         data_dir = self.data_root / name
@@ -137,6 +146,55 @@ class TerraformTree:
     ) -> Result:
         env = self.env(data or workdir.replace("/", "_"))
         return run([self.binary, f"-chdir={self.root / workdir}", *args], env=env, check=check)
+
+    def init(self, workdir: str, *, data: str | None = None) -> Result:
+        """`terraform init` of a provider-free module (no backend, no prompt, as CI runs it),
+        once for each data directory: later calls give the first one's result."""
+        key = (workdir, data or workdir.replace("/", "_"))
+        if key not in self.initialised:
+            args = ["init", "-backend=false", "-input=false", "-no-color"]
+            self.initialised[key] = self.terraform(workdir, *args, data=data)
+        return self.initialised[key]
+
+    def plan(
+        self, workdir: str, variables: Variables, dest: Path, *args: str, data: str | None = None
+    ) -> Result:
+        """init, then `terraform plan -json` with the variables; the result, failed or not."""
+        return self._run_with(workdir, variables, dest, ["plan", *args], data)
+
+    def apply(
+        self, workdir: str, variables: Variables, dest: Path, *args: str, data: str | None = None
+    ) -> Result:
+        """init, then `terraform apply -json` with the variables on a state of its own in dest."""
+        state = f"-state={dest / 'terraform.tfstate'}"
+        return self._run_with(
+            workdir, variables, dest, ["apply", "-auto-approve", state, *args], data
+        )
+
+    def _run_with(
+        self, workdir: str, variables: Variables, dest: Path, command: list[str], data: str | None
+    ) -> Result:
+        self.init(workdir, data=data)
+        var_file = write_var_file(dest, variables)
+        args = [command[0], "-json", "-input=false", f"-var-file={var_file}", *command[1:]]
+        return self.terraform(workdir, *args, data=data, check=False)
+
+    def planned_outputs(
+        self, workdir: str, variables: Variables, dest: Path, *, data: str | None = None
+    ) -> dict[str, Any]:
+        """The values of the outputs a successful plan with the variables would give."""
+        plan = self.plan(workdir, variables, dest, f"-out={dest / 'plan'}", data=data)
+        assert plan.returncode == 0, plan.errors or plan.output
+        shown = self.terraform(workdir, "show", "-json", str(dest / "plan"), data=data)
+        outputs = json.loads(shown.stdout)["planned_values"]["outputs"]
+        return {name: output["value"] for name, output in outputs.items()}
+
+
+def write_var_file(dest: Path, variables: Variables) -> Path:
+    """The variables as a -var-file (JSON) in the directory dest."""
+    var_file = dest / "variables.tfvars.json"
+    var_file.write_text(json.dumps(variables), encoding="utf-8")
+    return var_file
 
 
 def copy_terraform_tree(dest: Path) -> Path:

@@ -6,7 +6,6 @@ expressions as "${...}"; these helpers undo both so tests read plain values.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -87,10 +86,3 @@ def run_variables(path: Path) -> dict[str, dict[str, Any]]:
             variables.update({k: _unescape(attr(block, k)) for k in block})
         runs[name] = variables
     return runs
-
-
-def write_run_variables(path: Path, run_name: str, dest: Path) -> Path:
-    """One run's variables as a -var-file (JSON) in the directory dest."""
-    var_file = dest / f"{run_name}.tfvars.json"
-    var_file.write_text(json.dumps(run_variables(path)[run_name]), encoding="utf-8")
-    return var_file

@@ -21,7 +21,7 @@ import pytest
 import yaml
 from tpgen.spec.model import CACHE_KEY_RE, HOSTNAME_RE, PATTERN_FIXES
 
-from .conftest import TERRAFORM_DIR, TerraformTree, error_diagnostics, find_tool, run
+from .conftest import TERRAFORM_DIR, TerraformTree, find_tool, run
 
 TEMPLATES = TERRAFORM_DIR / "modules" / "cdn_nodes" / "templates"
 RUN_PWNED = 'touch "$SANDBOX/pwned"'
@@ -133,8 +133,6 @@ NAMES = [node["name"] for node in NODES]
 
 @pytest.fixture(scope="module")
 def outputs(terraform_tree: TerraformTree, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    tmp = tmp_path_factory.mktemp("hostile")
-    var_file = tmp / "hostile.tfvars.json"
     variables = {
         "nodes": NODES,
         "ssh_authorized_keys": [KEY],
@@ -143,15 +141,8 @@ def outputs(terraform_tree: TerraformTree, tmp_path_factory: pytest.TempPathFact
             name: {"threads_per_disk": value} for name, value in zip(NAMES, HOSTILE, strict=True)
         },
     }
-    var_file.write_text(json.dumps(variables), encoding="utf-8")
-    tf = terraform_tree
-    tf.terraform("modules/cdn_nodes", "init", "-backend=false", "-no-color", data="hostile")
-    plan = tmp / "plan"
-    args = ["-input=false", "-no-color", f"-var-file={var_file}", f"-out={plan}"]
-    tf.terraform("modules/cdn_nodes", "plan", *args, data="hostile")
-    shown = tf.terraform("modules/cdn_nodes", "show", "-json", str(plan), data="hostile")
-    planned = json.loads(shown.stdout)["planned_values"]["outputs"]
-    return {name: output["value"] for name, output in planned.items()}
+    dest = tmp_path_factory.mktemp("hostile")
+    return terraform_tree.planned_outputs("modules/cdn_nodes", variables, dest, data="hostile")
 
 
 def test_every_node_and_key_was_accepted(outputs: Any) -> None:
@@ -218,23 +209,10 @@ def test_ansible_reads_back_every_host_and_value(outputs: Any, tmp_path: Path) -
 
 def _apply_nodes(tree: TerraformTree, tmp_path: Path, nodes: list[dict[str, Any]]) -> Any:
     """Apply nodes with the tpgen under test; the error diagnostics of the run."""
-    var_file = tmp_path / "nodes.tfvars.json"
-    var_file.write_text(json.dumps({"nodes": nodes, "ssh_authorized_keys": [KEY]}), "utf-8")
-    args = [f"-var-file={var_file}", f"-state={tmp_path / 'state'}", "-input=false"]
-    tpgen = f"-var=tpgen_command={find_tool('tpgen')}"
-    tree.terraform("modules/cdn_nodes", "init", "-backend=false", "-no-color", data="hostile")
-    result = tree.terraform(
-        "modules/cdn_nodes",
-        "apply",
-        "-json",
-        "-auto-approve",
-        tpgen,
-        *args,
-        data="hostile",
-        check=False,
-    )
+    variables = {"nodes": nodes, "ssh_authorized_keys": [KEY], "tpgen_command": find_tool("tpgen")}
+    result = tree.apply("modules/cdn_nodes", variables, tmp_path, data="hostile")
     assert result.returncode != 0
-    return error_diagnostics(result.stdout)
+    return result.errors
 
 
 def _origin(name: str, cache_key: str) -> dict[str, Any]:

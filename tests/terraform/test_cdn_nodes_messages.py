@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from . import hcl
-from .conftest import TERRAFORM_DIR, TerraformTree, error_diagnostics
+from .conftest import TERRAFORM_DIR, Result, TerraformTree
 
 MODULE = TERRAFORM_DIR / "modules" / "cdn_nodes"
 CASES_FILE = MODULE / "tests" / "validation.tftest.hcl"
@@ -93,34 +93,19 @@ def test_nodes_rules_check_structure_only() -> None:
     assert read == {"name", "disks", "disk_set", "ansible_user", "address"}
 
 
-@pytest.fixture(scope="module")
-def initialised(terraform_tree: TerraformTree) -> TerraformTree:
-    terraform_tree.terraform("modules/cdn_nodes", "init", "-backend=false", "-no-color")
-    return terraform_tree
-
-
-def _errors(stdout: str) -> list[str]:
+def _errors(result: Result) -> list[str]:
     return [
-        " ".join(f"{d.get('summary', '')}: {d.get('detail', '')}".split())
-        for d in error_diagnostics(stdout)
+        " ".join(f"{d.get('summary', '')}: {d.get('detail', '')}".split()) for d in result.errors
     ]
 
 
 @pytest.mark.parametrize("run_name", sorted(EXPECTED))
 def test_case_fails_with_its_own_message(
-    initialised: TerraformTree, tmp_path: Path, run_name: str
+    terraform_tree: TerraformTree, tmp_path: Path, run_name: str
 ) -> None:
-    var_file = hcl.write_run_variables(CASES_FILE, run_name, tmp_path)
-    result = initialised.terraform(
-        "modules/cdn_nodes",
-        "plan",
-        "-json",
-        "-input=false",
-        f"-var-file={var_file}",
-        data="modules_cdn_nodes",
-        check=False,
-    )
-    errors = _errors(result.stdout)
+    variables = hcl.run_variables(CASES_FILE)[run_name]
+    result = terraform_tree.plan("modules/cdn_nodes", variables, tmp_path)
+    errors = _errors(result)
     expected = EXPECTED[run_name]
     if expected is None:
         assert result.returncode == 0, errors or result.output

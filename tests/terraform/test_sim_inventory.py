@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from .conftest import Result, TerraformTree, error_diagnostics, find_tool, run
+from .conftest import Result, TerraformTree, find_tool, run
 
 EXPECTED_HOSTS = {"edge-sim-01", "edge-sim-02", "vod-sim-01"}
 # The tpgen under test (an operator's is on PATH, the variable's default).
@@ -24,7 +24,7 @@ KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBx7mDWWlfKDD3qBbkJ+4PqS0mkWMGzdAv9kX
 
 @pytest.fixture(scope="module")
 def applied(terraform_tree: TerraformTree) -> TerraformTree:
-    init = terraform_tree.terraform("envs/sim", "init", "-input=false", "-no-color", data="sim")
+    init = terraform_tree.init("envs/sim", data="sim")
     assert "registry.terraform.io" not in init.output, "envs/sim must not need the registry"
     applied = terraform_tree.terraform(
         "envs/sim", "apply", "-auto-approve", "-input=false", "-no-color", TPGEN_VAR, data="sim"
@@ -149,21 +149,14 @@ def test_apply_creates_no_host_for_a_spec_tpgen_refuses(
             "disks": [{"device": "/dev//sdb", "size": "4TB", "media": "hdd"}],
         }
     ]
-    var_file = tmp_path / "bad.tfvars.json"
-    var_file.write_text(json.dumps({"nodes": nodes}), encoding="utf-8")
-    state = tmp_path / "bad.tfstate"
-    args = ["-input=false", "-no-color", TPGEN_VAR, f"-var-file={var_file}", f"-state={state}"]
-    terraform_tree.terraform("envs/sim", "init", "-input=false", "-no-color", data="sim_bad")
-    result = terraform_tree.terraform(
-        "envs/sim", "apply", "-auto-approve", *args, data="sim_bad", check=False
-    )
+    variables = {"nodes": nodes, "tpgen_command": find_tool("tpgen")}
+    result = terraform_tree.apply("envs/sim", variables, tmp_path, data="sim_bad")
     assert result.returncode == 1
     assert "edge-bad-01.yaml:2: disks.0.device: '/dev//sdb' is not a device path" in (
-        " ".join(result.output.split())
+        " ".join(result.errors[0]["detail"].split())
     )
-    listed = terraform_tree.terraform(
-        "envs/sim", "state", "list", f"-state={state}", data="sim_bad"
-    )
+    state = f"-state={tmp_path / 'terraform.tfstate'}"
+    listed = terraform_tree.terraform("envs/sim", "state", "list", state, data="sim_bad")
     assert "terraform_data.host" not in listed.stdout
     assert "module.cdn_nodes.terraform_data.tpgen_validate" in listed.stdout  # tainted, kept
 
@@ -188,30 +181,15 @@ def test_user_data_is_cloud_config_for_the_inventory_user(sim_outputs: dict[str,
 
 def test_bootstrap_script_is_valid_shell(applied: TerraformTree, tmp_path: Path) -> None:
     module_dir = applied.root / "modules" / "cdn_nodes"
-    applied.terraform("modules/cdn_nodes", "init", "-backend=false", "-no-color")
-    var_file = tmp_path / "vars.tfvars.json"
-    var_file.write_text(
-        json.dumps(
-            {
-                "nodes": [
-                    {
-                        "name": "edge-01",
-                        "address": "192.0.2.1",
-                        "workload": {"type": "origin"},
-                        "disks": [{"device": "/dev/sdb", "size": "4TB", "media": "hdd"}],
-                    }
-                ],
-                "ssh_authorized_keys": [KEY],
-            }
-        ),
-        encoding="utf-8",
-    )
-    plan = applied.terraform(
-        "modules/cdn_nodes", "plan", "-no-color", f"-var-file={var_file}", f"-out={tmp_path / 'p'}"
-    )
-    assert plan.returncode == 0
-    shown = applied.terraform("modules/cdn_nodes", "show", "-json", str(tmp_path / "p"))
-    script = json.loads(shown.stdout)["planned_values"]["outputs"]["bootstrap_script"]["value"]
+    node = {
+        "name": "edge-01",
+        "address": "192.0.2.1",
+        "workload": {"type": "origin"},
+        "disks": [{"device": "/dev/sdb", "size": "4TB", "media": "hdd"}],
+    }
+    variables = {"nodes": [node], "ssh_authorized_keys": [KEY]}
+    outputs = applied.planned_outputs("modules/cdn_nodes", variables, tmp_path)
+    script = outputs["bootstrap_script"]
     path = tmp_path / "bootstrap.sh"
     path.write_text(script["edge-01"], encoding="utf-8")
     run(["sh", "-n", str(path)])
@@ -239,19 +217,8 @@ def test_plan_refuses_a_range_with_its_message(
     terraform_tree: TerraformTree, tmp_path: Path, cidr: str, count: int, message: str
 ) -> None:
     """Each bad range fails on its own rule, not on a function call in main.tf."""
-    var_file = tmp_path / "cidr.tfvars.json"
     variables = {"address_cidr": cidr, "nodes": _origin_nodes(count), "tpgen_command": None}
-    var_file.write_text(json.dumps(variables), encoding="utf-8")
-    terraform_tree.terraform("envs/sim", "init", "-input=false", "-no-color", data="sim_cidr")
-    result = terraform_tree.terraform(
-        "envs/sim",
-        "plan",
-        "-json",
-        "-input=false",
-        f"-var-file={var_file}",
-        data="sim_cidr",
-        check=False,
-    )
-    errors = [" ".join(d.get("detail", "").split()) for d in error_diagnostics(result.stdout)]
+    result = terraform_tree.plan("envs/sim", variables, tmp_path, data="sim_cidr")
+    errors = [" ".join(d.get("detail", "").split()) for d in result.errors]
     assert len(errors) == 1, errors
     assert errors[0].startswith(message), errors[0]

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from tpgen.spec.model import DEVICE_RE, DISK_NAME_RE, HOSTNAME_RE, MOUNT_RE, PATTERN_FIXES
 
 from . import hcl
-from .conftest import TERRAFORM_DIR, TerraformTree, error_diagnostics, find_tool
+from .conftest import TERRAFORM_DIR, TerraformTree, find_tool
 
 CASES_FILE = TERRAFORM_DIR / "modules" / "cdn_nodes" / "tests" / "tpgen.tftest.hcl"
 NOT_DEVICE = "is not " + PATTERN_FIXES[DEVICE_RE]
@@ -89,26 +88,15 @@ REFUSED: dict[str, list[str]] = {
 
 def _apply(tree: TerraformTree, tmp_path: Path, run_name: str) -> tuple[int, dict[str, str]]:
     """Apply one run's variables on a fresh state; the error details by resource address."""
-    var_file = hcl.write_run_variables(CASES_FILE, run_name, tmp_path)
-    state = tmp_path / f"{run_name}.tfstate"
     # The tpgen under test, wherever it is installed (an operator's is on PATH).
-    tpgen = f"-var=tpgen_command={find_tool('tpgen')}"
-    args = ["-json", "-auto-approve", "-input=false", f"-var-file={var_file}", f"-state={state}"]
-    result = tree.terraform(
-        "modules/cdn_nodes", "apply", *args, tpgen, data="modules_cdn_nodes", check=False
-    )
+    variables = {**hcl.run_variables(CASES_FILE)[run_name], "tpgen_command": find_tool("tpgen")}
+    result = tree.apply("modules/cdn_nodes", variables, tmp_path)
     errors: dict[str, str] = {}
-    for diagnostic in error_diagnostics(result.stdout):
+    for diagnostic in result.errors:
         address = diagnostic.get("address", "")
         assert address not in errors, f"two errors for {address}"
         errors[address] = diagnostic.get("detail", "")
     return result.returncode, errors
-
-
-@pytest.fixture(scope="module")
-def initialised(terraform_tree: TerraformTree) -> TerraformTree:
-    terraform_tree.terraform("modules/cdn_nodes", "init", "-backend=false", "-no-color")
-    return terraform_tree
 
 
 def test_every_refused_node_has_its_message() -> None:
@@ -117,9 +105,9 @@ def test_every_refused_node_has_its_message() -> None:
 
 
 def test_apply_refuses_each_node_with_tpgen_message(
-    initialised: TerraformTree, tmp_path: Path
+    terraform_tree: TerraformTree, tmp_path: Path
 ) -> None:
-    returncode, errors = _apply(initialised, tmp_path, "plan_leaves_meaning_to_tpgen")
+    returncode, errors = _apply(terraform_tree, tmp_path, "plan_leaves_meaning_to_tpgen")
     assert returncode != 0
     expected = {
         f'terraform_data.tpgen_validate["{node}"]': [f"{node}.yaml:{line}" for line in lines]
@@ -132,8 +120,8 @@ def test_apply_refuses_each_node_with_tpgen_message(
         assert detail.split(". Output: ", 1)[1].strip().splitlines() == lines, address
 
 
-def test_apply_accepts_what_tpgen_accepts(initialised: TerraformTree, tmp_path: Path) -> None:
+def test_apply_accepts_what_tpgen_accepts(terraform_tree: TerraformTree, tmp_path: Path) -> None:
     """/dev/disk/by-id/a+b (refused by the old HCL regex) and a node whose cores and memory
     come from facts later both pass."""
-    returncode, errors = _apply(initialised, tmp_path, "apply_accepts_what_tpgen_accepts")
+    returncode, errors = _apply(terraform_tree, tmp_path, "apply_accepts_what_tpgen_accepts")
     assert (returncode, errors) == (0, {})
