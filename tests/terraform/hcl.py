@@ -65,24 +65,24 @@ _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|[nrt\"\\])")
 _ESCAPED = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 
 
-def _unescape(value: Any) -> Any:
+def unescape(value: Any) -> Any:
     if isinstance(value, str):
         return _ESCAPE.sub(lambda m: _ESCAPED.get(m[1]) or chr(int(m[1][1:], 16)), value)
     if isinstance(value, list):
-        return [_unescape(item) for item in value]
+        return [unescape(item) for item in value]
     if isinstance(value, dict):
-        return {_unescape(k): _unescape(v) for k, v in value.items()}
+        return {unescape(k): unescape(v) for k, v in value.items()}
     return value
 
 
 def run_variables(path: Path) -> dict[str, dict[str, Any]]:
     """The variables each `run` of a .tftest.hcl file plans with: the file's, then the run's."""
     data = load(path)
-    defaults = {k: _unescape(attr(data["variables"][0], k)) for k in data["variables"][0]}
+    defaults = {k: unescape(attr(data["variables"][0], k)) for k in data["variables"][0]}
     runs: dict[str, dict[str, Any]] = {}
     for name, body in blocks(data, "run"):
         variables = dict(defaults)
         for block in body.get("variables", []):
-            variables.update({k: _unescape(attr(block, k)) for k in block})
+            variables.update({k: unescape(attr(block, k)) for k in block})
         runs[name] = variables
     return runs

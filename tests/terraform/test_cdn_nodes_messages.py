@@ -20,7 +20,10 @@ MODULE = TERRAFORM_DIR / "modules" / "cdn_nodes"
 CASES_FILE = MODULE / "tests" / "validation.tftest.hcl"
 
 NODE_USER_RULE = "nodes[*].ansible_user must be a plain, non-root Linux user"
-NAME_RULE = "Node names must not contain ':', '[', ']' or NUL"
+NAME_RULE = "nodes[*].name must be a lowercase host name"
+GROUP_RULE = "Node names must not be all or ungrouped"
+DISK_NAME_RULE = "nodes[*].disks[*].name must be a disk name"
+SERVER_NAME_RULE = "nodes[*].tls.certificates[*].server_names entries must be lowercase host"
 ADDRESS_RULE = "nodes[*].address must be an IP address or a DNS host name"
 
 # run name -> the start of the one error message it must produce (None: the plan must succeed).
@@ -43,7 +46,7 @@ EXPECTED: dict[str, str | None] = {
     "rejects_root_as_node_ansible_user": NODE_USER_RULE,
     "rejects_node_name_ansible_reads_as_a_port": NAME_RULE,
     "rejects_node_name_ansible_reads_as_a_range": NAME_RULE,
-    "rejects_node_named_after_a_group": NAME_RULE,
+    "rejects_node_named_after_a_group": GROUP_RULE,
     "rejects_shell_in_node_address": ADDRESS_RULE,
     "rejects_ssh_option_as_node_address": ADDRESS_RULE,
     "rejects_command_as_address": "addresses values must be IP addresses or DNS host names",
@@ -53,6 +56,11 @@ EXPECTED: dict[str, str | None] = {
     "rejects_blank_tpgen_command": "tpgen_command is blank",
     "rejects_fractional_disk_set_first_index": "disk_set: count must be a whole number",
     "rejects_fractional_disk_set_first_index_of_sd_disks": "disk_set: count must be a whole number",
+    "rejects_node_name_tpgen_refuses": NAME_RULE,
+    "rejects_node_name_longer_than_a_host_name": NAME_RULE,
+    "rejects_disk_name_tpgen_refuses": DISK_NAME_RULE,
+    "rejects_disk_name_nginx_map_reserves": DISK_NAME_RULE,
+    "rejects_server_name_tpgen_refuses": SERVER_NAME_RULE,
 }
 
 
@@ -83,14 +91,15 @@ def test_every_rule_has_a_case() -> None:
 def test_nodes_rules_check_structure_only() -> None:
     """The spec's own rules are tpgen's (test_tpgen_rules.py): var.nodes may only check what
     Terraform owns: the list, node names, which disks a node gives, disk_set, the SSH user, the
-    address (the inventory's ansible_host)."""
+    address (the inventory's ansible_host); and tpgen's name rules (test_cdn_nodes_names.py)."""
     nodes = dict(hcl.blocks(hcl.load(MODULE / "variables.tf"), "variable"))["nodes"]
     read: set[str] = set()
     for rule in nodes["validation"]:
         condition = str(hcl.attr(rule, "condition"))
         read |= set(re.findall(r"\bn\.([a-z_]+)", condition))
-        assert not re.search(r"\bd\.[a-z_]+", condition), f"a per-disk rule is tpgen's: {condition}"
-    assert read == {"name", "disks", "disk_set", "ansible_user", "address"}
+        per_disk = set(re.findall(r"\bd\.([a-z_]+)", condition))
+        assert per_disk <= {"name"}, f"a per-disk rule is tpgen's: {condition}"
+    assert read == {"name", "disks", "disk_set", "ansible_user", "address", "tls"}
 
 
 def _errors(result: Result) -> list[str]:

@@ -1,3 +1,13 @@
+# tpgen's rules for names, copied from generator/tpgen/spec/model.py (HOSTNAME_RE, DISK_NAME_RE,
+# SERVER_NAME_RE, RESERVED_DISK_NAMES) so that a plan with tpgen_command = null refuses them too;
+# tests/terraform/test_cdn_nodes_names.py fails when a copy no longer matches tpgen's.
+locals {
+  host_name_re        = "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$"
+  disk_name_re        = "^[a-z][a-z0-9_]{0,31}$"
+  server_name_re      = "^(\\*\\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$"
+  reserved_disk_names = ["default", "hostnames", "include", "volatile"]
+}
+
 variable "nodes" {
   description = <<-EOT
     Storage nodes, one object per machine. Each becomes one host of the Ansible group
@@ -67,9 +77,11 @@ variable "nodes" {
     }))
   }))
 
-  # Structure only. What the values mean (media, devices, mounts, sizes, upstreams, ports, ...)
-  # is tpgen's to judge: terraform_data.tpgen_validate runs `tpgen validate` on every rendered
-  # spec (main.tf), so there is one rule and one message, never a copy that drifts.
+  # Structure only, and names. What the values mean (media, devices, mounts, sizes, upstreams,
+  # ports, ...) is tpgen's to judge: terraform_data.tpgen_validate runs `tpgen validate` on every
+  # rendered spec (main.tf), so there is one rule and one message. Names are the exception: they
+  # reach the outputs on their own (host names, the inventory) even when tpgen_command = null
+  # skips that check, so tpgen's name rules are copied here, and a test holds the copies to them.
   validation {
     condition     = length(var.nodes) > 0
     error_message = "nodes is empty: add at least one node object."
@@ -118,13 +130,42 @@ variable "nodes" {
   }
 
   validation {
-    # The name is the inventory's host name, which Ansible parses: "a:22" becomes host a, port 22;
-    # "web[1:3]" three hosts; a group's name the group. A shell string cannot hold NUL.
-    # Everything else about the name is tpgen's rule, checked at apply.
+    # tpgen's rule for node.name, checked here too: with tpgen_command = null nothing else would
+    # refuse a name before it becomes the host name in the user data and the inventory. It also
+    # keeps out what Ansible reads in an inventory host name (':' a port, '[' a range).
     condition = alltrue([
-      for n in var.nodes : !can(regex("[\\[\\]:\\x00]", n.name)) && !contains(["all", "ungrouped", "storage_nodes"], n.name)
+      for n in var.nodes : length(n.name) <= 253 && can(regex(local.host_name_re, n.name))
     ])
-    error_message = "Node names must not contain ':', '[', ']' or NUL, nor be all, ungrouped or storage_nodes: Ansible reads such an inventory host name as a port, a range of hosts or a group. Name the node by its host name, e.g. edge-ams-01."
+    error_message = "nodes[*].name must be a lowercase host name (labels of a-z, 0-9 and '-', joined by '.', each at most 63 characters, 253 in all), tpgen's rule for node.name: write e.g. edge-ams-01."
+  }
+
+  validation {
+    # Ansible reads these host names as its own groups (storage_nodes is no host name already).
+    condition     = alltrue([for n in var.nodes : !contains(["all", "ungrouped"], n.name)])
+    error_message = "Node names must not be all or ungrouped: Ansible reads such an inventory host name as a group. Name the node by its host name, e.g. edge-ams-01."
+  }
+
+  validation {
+    # tpgen's rule for disks[*].name (a key of nginx's map block), for the same reason as the
+    # node names: the disk names disk_set generates (d1, d2, ...) always pass.
+    condition = alltrue(flatten([
+      for n in var.nodes : [
+        for d in n.disks : d.name == null ? true : can(regex(local.disk_name_re, d.name)) && !contains(local.reserved_disk_names, d.name)
+      ]
+    ]))
+    error_message = "nodes[*].disks[*].name must be a disk name (a lowercase letter, then up to 31 of a-z, 0-9 and '_'), not default, hostnames, include or volatile (words of nginx's map block), tpgen's rule for disks[*].name: write e.g. d1."
+  }
+
+  validation {
+    # tpgen's rule for tls.certificates[*].server_names, for the same reason as the node names.
+    condition = alltrue(flatten([
+      for n in var.nodes : [
+        for c in try(n.tls.certificates, []) : [
+          for s in(c.server_names == null ? [] : c.server_names) : length(s) <= 253 && can(regex(local.server_name_re, s))
+        ]
+      ]
+    ]))
+    error_message = "nodes[*].tls.certificates[*].server_names entries must be lowercase host names, or one after '*.' (labels of a-z, 0-9 and '-', joined by '.', 253 characters in all), tpgen's rule for server_names: write e.g. cdn.example.com or *.example.com."
   }
 
   validation {

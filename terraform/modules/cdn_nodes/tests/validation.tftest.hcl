@@ -244,3 +244,46 @@ run "rejects_fractional_disk_set_first_index_of_sd_disks" {
   }
   expect_failures = [var.nodes]
 }
+
+run "rejects_node_name_tpgen_refuses" {
+  command = plan
+  variables {
+    nodes = [{ name = "Edge_01", address = "192.0.2.10", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_node_name_longer_than_a_host_name" {
+  command = plan
+  variables {
+    nodes = [{ name = format("%s.%s.%s.%s", format("%063d", 0), format("%063d", 0), format("%063d", 0), format("%062d", 0)), address = "192.0.2.10", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_disk_name_tpgen_refuses" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01", address = "192.0.2.10", workload = { type = "origin" }, disks = [{ name = "Disk-1", device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_disk_name_nginx_map_reserves" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01", address = "192.0.2.10", workload = { type = "origin" }, disks = [{ name = "default", device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_server_name_tpgen_refuses" {
+  command = plan
+  variables {
+    nodes = [{
+      name = "edge-01", address = "192.0.2.10", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }]
+      tls  = { certificates = [{ cert = "/etc/nginx/tls/edge.crt", key = "/etc/nginx/tls/edge.key", server_names = ["cdn.example.com", "CDN.example.com"] }] }
+    }]
+  }
+  expect_failures = [var.nodes]
+}
