@@ -25,6 +25,7 @@ GROUP_RULE = "Node names must not be all or ungrouped"
 DISK_NAME_RULE = "nodes[*].disks[*].name must be a disk name"
 SERVER_NAME_RULE = "nodes[*].tls.certificates[*].server_names entries must be lowercase host"
 ADDRESS_RULE = "nodes[*].address must be an IP address or a DNS host name"
+ADDRESSES_RULE = "addresses values must be IP addresses or DNS host names"
 
 # run name -> the start of the one error message it must produce (None: the plan must succeed).
 EXPECTED: dict[str, str | None] = {
@@ -49,7 +50,7 @@ EXPECTED: dict[str, str | None] = {
     "rejects_node_named_after_a_group": GROUP_RULE,
     "rejects_shell_in_node_address": ADDRESS_RULE,
     "rejects_ssh_option_as_node_address": ADDRESS_RULE,
-    "rejects_command_as_address": "addresses values must be IP addresses or DNS host names",
+    "rejects_command_as_address": ADDRESSES_RULE,
     "rejects_template_in_a_spec_string": "A string in nodes holds '{{', '{%' or '{#'",
     "rejects_template_in_tuning": "A string in tuning holds '{{', '{%' or '{#'",
     "accepts_ip_and_dns_addresses": None,
@@ -61,6 +62,11 @@ EXPECTED: dict[str, str | None] = {
     "rejects_disk_name_tpgen_refuses": DISK_NAME_RULE,
     "rejects_disk_name_nginx_map_reserves": DISK_NAME_RULE,
     "rejects_server_name_tpgen_refuses": SERVER_NAME_RULE,
+    "accepts_link_local_addresses_with_their_interface": None,
+    "rejects_interface_on_a_global_address": ADDRESS_RULE,
+    "rejects_shell_in_the_interface_of_a_node_address": ADDRESS_RULE,
+    "rejects_an_interface_longer_than_linux_allows": ADDRESS_RULE,
+    "rejects_a_command_in_the_interface_of_an_address": ADDRESSES_RULE,
 }
 
 

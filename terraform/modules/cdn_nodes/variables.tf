@@ -6,6 +6,15 @@ locals {
   disk_name_re        = "^[a-z][a-z0-9_]{0,31}$"
   server_name_re      = "^(\\*\\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$"
   reserved_disk_names = ["default", "hostnames", "include", "volatile"]
+
+  # What ssh takes as a host (the inventory's ansible_host; one rule for nodes[*].address and
+  # addresses): a DNS name (any case), an IP address (with cidrhost), or an address of fe80::/10
+  # with the interface it is on after '%', as ssh and getaddrinfo write it. The interface is a
+  # name as Linux allows it (at most 15 characters, no '/', ':', '%' or space, never . or ..),
+  # narrowed to [A-Za-z0-9_.-] without a leading '.', so nothing in it is shell, YAML or template.
+  dns_name_re         = "^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
+  ip_re               = "^[0-9A-Fa-f:.]+$"
+  link_local_zoned_re = "^[Ff][Ee][89ABab][0-9A-Fa-f]:[0-9A-Fa-f:.]*%[A-Za-z0-9_-][A-Za-z0-9_.-]{0,14}$"
 }
 
 variable "nodes" {
@@ -173,11 +182,12 @@ variable "nodes" {
     # ssh and evaluates as a template.
     condition = alltrue([
       for n in var.nodes : n.address == null ? true : (
-        (length(n.address) <= 253 && can(regex("^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$", n.address))) ||
-        (can(regex("^[0-9A-Fa-f:.]+$", n.address)) && can(cidrhost("${n.address}/128", 0)))
+        (length(n.address) <= 253 && can(regex(local.dns_name_re, n.address))) ||
+        (can(regex(local.ip_re, n.address)) && can(cidrhost("${n.address}/128", 0))) ||
+        (can(regex(local.link_local_zoned_re, n.address)) && can(cidrhost("${split("%", n.address)[0]}/128", 0)))
       )
     ])
-    error_message = "nodes[*].address must be an IP address or a DNS host name, e.g. 192.0.2.10, 2001:db8::10 or edge-01.example.net: it is the inventory's ansible_host, which Ansible connects to."
+    error_message = "nodes[*].address must be an IP address or a DNS host name, e.g. 192.0.2.10, 2001:db8::10, edge-01.example.net, or a link-local IPv6 address with its interface, e.g. fe80::1%eth0: it is the inventory's ansible_host, which Ansible connects to."
   }
 
   validation {
@@ -204,11 +214,12 @@ variable "addresses" {
     # The same rule as nodes[*].address: these become ansible_host.
     condition = alltrue([
       for a in values(var.addresses) : a == null ? true : (
-        (length(a) <= 253 && can(regex("^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$", a))) ||
-        (can(regex("^[0-9A-Fa-f:.]+$", a)) && can(cidrhost("${a}/128", 0)))
+        (length(a) <= 253 && can(regex(local.dns_name_re, a))) ||
+        (can(regex(local.ip_re, a)) && can(cidrhost("${a}/128", 0))) ||
+        (can(regex(local.link_local_zoned_re, a)) && can(cidrhost("${split("%", a)[0]}/128", 0)))
       )
     ])
-    error_message = "addresses values must be IP addresses or DNS host names, e.g. 192.0.2.10, 2001:db8::10 or edge-01.example.net: each is the inventory's ansible_host, which Ansible connects to."
+    error_message = "addresses values must be IP addresses or DNS host names, e.g. 192.0.2.10, 2001:db8::10, edge-01.example.net, or link-local IPv6 addresses with their interface, e.g. fe80::1%eth0: each is the inventory's ansible_host, which Ansible connects to."
   }
 }
 

@@ -287,3 +287,50 @@ run "rejects_server_name_tpgen_refuses" {
   }
   expect_failures = [var.nodes]
 }
+
+run "accepts_link_local_addresses_with_their_interface" {
+  command = plan
+  variables {
+    nodes = [
+      { name = "edge-01", address = "fe80::1%eth0", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] },
+      { name = "edge-02", address = "192.0.2.11", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] },
+    ]
+    addresses = { "edge-02" = "FEBF:0:0:0:0:0:0:2%enp0s31f6.100" }
+  }
+  assert {
+    condition     = output.addresses == { "edge-01" = "fe80::1%eth0", "edge-02" = "FEBF:0:0:0:0:0:0:2%enp0s31f6.100" }
+    error_message = "A link-local address keeps its interface, as ssh takes it."
+  }
+}
+
+run "rejects_interface_on_a_global_address" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01", address = "2001:db8::1%eth0", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_shell_in_the_interface_of_a_node_address" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01", address = "fe80::1%eth0;id", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_an_interface_longer_than_linux_allows" {
+  command = plan
+  variables {
+    nodes = [{ name = "edge-01", address = "fe80::1%abcdefghijklmnop", workload = { type = "origin" }, disks = [{ device = "/dev/sdb", size = "4TB", media = "hdd" }] }]
+  }
+  expect_failures = [var.nodes]
+}
+
+run "rejects_a_command_in_the_interface_of_an_address" {
+  command = plan
+  variables {
+    addresses = { "edge-01" = "fe80::1%$(id)" }
+  }
+  expect_failures = [var.addresses]
+}
