@@ -67,18 +67,24 @@ EXPECTED: dict[str, str | None] = {
     "rejects_shell_in_the_interface_of_a_node_address": ADDRESS_RULE,
     "rejects_an_interface_longer_than_linux_allows": ADDRESS_RULE,
     "rejects_a_command_in_the_interface_of_an_address": ADDRESSES_RULE,
+    "rejects_user_data_longer_than_the_limit": "The user data of ",
+    "rejects_fractional_user_data_max_bytes": "user_data_max_bytes must be a whole number",
 }
+
+
+def _message(rule: dict[str, object]) -> str:
+    """A rule's error_message as written; the parser wraps one with interpolations in ${"..."}."""
+    text = " ".join(str(hcl.attr(rule, "error_message")).split())
+    return text.removeprefix('${"').removesuffix('"}')
 
 
 def _validation_messages() -> list[str]:
     messages: list[str] = []
     for path in sorted(MODULE.glob("*.tf")):
         for _, body in hcl.blocks(hcl.load(path), "variable"):
-            for rule in body.get("validation", []):
-                messages.append(" ".join(str(hcl.attr(rule, "error_message")).split()))
+            messages.extend(_message(rule) for rule in body.get("validation", []))
         for _, body in hcl.blocks(hcl.load(path), "output"):
-            for rule in body.get("precondition", []):
-                messages.append(" ".join(str(hcl.attr(rule, "error_message")).split()))
+            messages.extend(_message(rule) for rule in body.get("precondition", []))
     return messages
 
 

@@ -139,6 +139,18 @@ locals {
       packages = var.bootstrap_packages
     }
   }
+
+  user_data = {
+    for name, vars in local.template_vars : name => templatefile("${path.module}/templates/cloud-config.yaml.tftpl", vars)
+  }
+  # The size in bytes, which a cloud's limit counts: length() counts characters, but base64 has
+  # 4 characters for every 3 bytes, less one for each '=' of padding.
+  user_data_bytes = {
+    for name, text in local.user_data : name => length(base64encode(text)) / 4 * 3 - length(regexall("=", substr(base64encode(text), -2, -1)))
+  }
+  user_data_too_long = [
+    for name, bytes in local.user_data_bytes : "${name} (${bytes} bytes)" if var.user_data_max_bytes != null && bytes > coalesce(var.user_data_max_bytes, 0)
+  ]
 }
 
 # The spec's meaning has one judge, tpgen: every rendered spec goes through `tpgen validate` on

@@ -34,11 +34,15 @@ output "user_data" {
   description = "cloud-init user data (#cloud-config) by node name: creates ansible_user with the SSH keys and password-less sudo, disables password and root logins, installs bootstrap_packages."
   # The template writes the document with yamlencode, not jsonencode: JSON leaves DEL, C1 controls
   # and U+FFFE/U+FFFF raw, which YAML readers (cloud-init's PyYAML) refuse or fold.
-  value = {
-    for name, vars in local.template_vars : name => templatefile("${path.module}/templates/cloud-config.yaml.tftpl", vars)
-  }
+  value = local.user_data
   # A machine that reads this is created only after tpgen accepted its spec.
   depends_on = [terraform_data.tpgen_validate]
+
+  precondition {
+    # At plan, not when the cloud's API refuses the machine at apply.
+    condition     = length(local.user_data_too_long) == 0
+    error_message = "The user data of ${join(", ", local.user_data_too_long)} is longer than user_data_max_bytes, ${coalesce(var.user_data_max_bytes, 0)} bytes: shorten ssh_authorized_keys (fewer keys, or ed25519 keys, which are shorter than RSA ones) or bootstrap_packages."
+  }
 }
 
 output "bootstrap_script" {

@@ -308,3 +308,18 @@ variable "tpgen_command" {
     error_message = "tpgen_command is blank: give the command that runs tpgen (a path such as /opt/tpgen/.venv/bin/tpgen, or words such as \"python3 -m tpgen\"), or null to skip the check."
   }
 }
+
+variable "user_data_max_bytes" {
+  description = <<-EOT
+    The longest user data, in bytes, that the machines' cloud takes (the AWS adapter passes
+    AWS's 16384). The plan refuses a node whose rendered user data is longer, naming it, instead
+    of the cloud's API refusing the machine at apply. null: no limit.
+  EOT
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.user_data_max_bytes == null ? true : var.user_data_max_bytes == floor(var.user_data_max_bytes) && var.user_data_max_bytes >= 1
+    error_message = "user_data_max_bytes must be a whole number of bytes >= 1 (AWS: 16384), or null for no limit."
+  }
+}

@@ -60,6 +60,10 @@ module "cdn_nodes" {
   ansible_user        = var.ansible_user
   ssh_authorized_keys = var.ssh_authorized_keys
   tpgen_command       = var.tpgen_command
+  # EC2 takes at most 16 KB of user data, counted raw, before its base64 encoding
+  # (docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-add-user-data.html); user_data
+  # below is that raw text, uncompressed. The plan refuses a longer one, naming the node.
+  user_data_max_bytes = 16384
 }
 
 resource "aws_security_group" "nodes" {

@@ -334,3 +334,20 @@ run "rejects_a_command_in_the_interface_of_an_address" {
   }
   expect_failures = [var.addresses]
 }
+
+run "rejects_user_data_longer_than_the_limit" {
+  command = plan
+  variables {
+    # The base input's user data is some 600 bytes (AWS's limit, 16384: test_cdn_nodes_user_data.py).
+    user_data_max_bytes = 512
+  }
+  expect_failures = [output.user_data]
+}
+
+run "rejects_fractional_user_data_max_bytes" {
+  command = plan
+  variables {
+    user_data_max_bytes = 1.5
+  }
+  expect_failures = [var.user_data_max_bytes]
+}
