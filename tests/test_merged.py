@@ -572,6 +572,79 @@ TLS_NAMES_CASES: list[tuple[dict[str, str], bool]] = [
     ({"server": f"server_name {A110};"}, TAKEN),
     ({"server": f"server_name {A111};"}, REFUSED),
 ]
+# The other hashes nginx builds of the config's keys (spec/merged_hashes.py): a bucket of 64
+# holds a key of 46 characters; max_size 0 and a bucket past 65472 are refused wherever nginx
+# builds the hash, and a max_size whose test array (2 bytes a bucket) passes any address
+# space. tpgen's config has maps before the http snippets (their sizes are settled there),
+# types in its http block, and proxy_set_header in its cache location.
+K46, K47 = "k" * 46, "k" * 47
+HASH_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"http": "variables_hash_max_size 0;"}, REFUSED),
+    ({"http": "variables_hash_max_size 1;"}, TAKEN),  # past max_size nginx only warns
+    ({"http": "variables_hash_bucket_size 0;"}, REFUSED),
+    ({"http": "variables_hash_bucket_size 65472;"}, TAKEN),
+    ({"http": "variables_hash_bucket_size 65473;"}, REFUSED),  # rounded up to 65536
+    ({"location": f"set ${K46} 1;"}, TAKEN),
+    ({"location": f"set ${K47} 1;"}, REFUSED),
+    ({"http": f"variables_hash_bucket_size 65; map $uri ${K47} {{ default 1; }}"}, TAKEN),
+    ({"http": f"split_clients $uri ${K47} {{ * a; }}"}, REFUSED),
+    ({"http": f"map $uri $hm {{ {K46} 1; }}"}, TAKEN),
+    ({"http": f"map $uri $hm {{ {K47} 1; }}"}, REFUSED),
+    ({"http": f"map $uri $hm {{ ~{K47} 1; default {K47}; }}"}, TAKEN),
+    ({"http": f"map $uri $hm {{ \\{K46} 1; }}"}, TAKEN),  # the \ escapes: not hashed
+    ({"http": f"map $uri $hm {{ hostnames; *.{K47}.net 1; }}"}, REFUSED),
+    ({"http": f"map $uri $hm {{ hostnames; *.{K46}.net 1; }}"}, TAKEN),
+    ({"http": "map_hash_bucket_size 128;"}, REFUSED),  # after tpgen's maps: a duplicate
+    ({"http": "types_hash_max_size 0;"}, REFUSED),
+    ({"http": "types_hash_max_size 9223372036854775807;"}, REFUSED),
+    ({"http": "types_hash_max_size 4096;"}, TAKEN),
+    # The server names' hash alike (two servers on 0.0.0.0:80 with tpgen's).
+    (_on_80("x", "server_names_hash_max_size 70368744177664; "), REFUSED),
+    ({"server": "types_hash_bucket_size 0;"}, REFUSED),
+    ({"server": "types_hash_bucket_size 65536;"}, REFUSED),
+    ({"location": "types_hash_max_size 0;"}, TAKEN),  # the location's types are its server's
+    ({"location": "types_hash_max_size 0; types { text/x x; }"}, REFUSED),
+    ({"http": f"types {{ text/x {K46}; }}"}, TAKEN),
+    ({"http": f"types {{ text/x {K47}; }}"}, REFUSED),
+    ({"http": f"types_hash_bucket_size 128; types {{ text/x {K47}; }}"}, TAKEN),
+    ({"http": "proxy_headers_hash_max_size 0;"}, REFUSED),
+    ({"server": "proxy_headers_hash_bucket_size 65473;"}, REFUSED),
+    ({"location": "proxy_headers_hash_max_size 0;"}, REFUSED),  # tpgen's proxy_set_header
+    ({"location": f"proxy_set_header {K46} 1;"}, TAKEN),
+    ({"location": f"proxy_set_header {K47} 1;"}, REFUSED),
+    ({"location": f"proxy_hide_header {K47};"}, REFUSED),
+    ({"location": f"proxy_pass_header {K47};"}, TAKEN),  # passes what nginx does not hide
+    # Each server builds its proxy hashes (the set headers' source, none, is not the http
+    # block's, unset); a location that lists no headers inherits its server's built.
+    (
+        {
+            "http": "server { listen 127.0.0.1:19640; } "
+            "server { listen 127.0.0.1:19641; proxy_headers_hash_max_size 0; }"
+        },
+        REFUSED,
+    ),
+    (
+        {
+            "http": "server { listen 127.0.0.1:19642; "
+            "location / { proxy_headers_hash_max_size 0; } }"
+        },
+        TAKEN,
+    ),
+    ({"main": f"{STREAM} stream {{ map $remote_addr $sm {{ {K47} 1; }} }}"}, REFUSED),
+    ({"main": f"{STREAM} stream {{ map $remote_addr ${K47} {{ default 1; }} }}"}, REFUSED),
+    ({"main": f"{STREAM} stream {{ variables_hash_bucket_size 0; }}"}, REFUSED),
+    (
+        {"main": f"{STREAM} stream {{ map_hash_max_size 0; map $remote_addr $sm {{ a 1; }} }}"},
+        REFUSED,
+    ),
+    (
+        {
+            "main": f"{STREAM} stream {{ map_hash_max_size 0; "
+            "map $remote_addr $sm { default 1; } }"
+        },
+        TAKEN,
+    ),
+]
 
 
 def with_snippets(
@@ -603,6 +676,7 @@ def with_snippets(
         (INNER_CERTIFICATE_CASES, {}),
         (CERTIFICATE_PATH_CASES, {}),
         (TLS_CERTIFICATE_PATH_CASES, TLS),
+        (HASH_CASES, {}),
     ],
     ids=[
         "merges",
@@ -615,6 +689,7 @@ def with_snippets(
         "inner-certificates",
         "certificate-paths",
         "tls-certificate-paths",
+        "hashes",
     ],
 )
 def test_tpgen_refuses_a_merge_where_the_real_nginx_does(

@@ -43,6 +43,7 @@ from .specs import spec
 from .test_merged import (
     CERTIFICATE_PATH_CASES,
     EMPTY_CERTIFICATE_CASES,
+    HASH_CASES,
     INNER_CERTIFICATE_CASES,
     LISTEN_NAME_CASES,
     LOG_BUFFER_CASES,
@@ -96,6 +97,7 @@ def trixie_nginx(tmp_path_factory: pytest.TempPathFactory) -> str:
         (OCSP_CASES, TLS),
         (CERTIFICATE_PATH_CASES, {}),
         (TLS_CERTIFICATE_PATH_CASES, TLS),
+        (HASH_CASES, {}),
     ],
     ids=[
         "names",
@@ -105,6 +107,7 @@ def trixie_nginx(tmp_path_factory: pytest.TempPathFactory) -> str:
         "ocsp",
         "certificate-paths",
         "tls-certificate-paths",
+        "hashes",
     ],
 )
 def test_tpgen_refuses_what_nginx_1_26_refuses_of_the_whole_config(

@@ -27,6 +27,7 @@ from tpgen.spec.directives import declared_zone
 from tpgen.spec.edge import version_text
 from tpgen.spec.handlers_certificates import unchecked_clients
 from tpgen.spec.handlers_ocsp import ocsp_refusals
+from tpgen.spec.merged_hashes import hash_refusals
 from tpgen.spec.merged_names import names_hash_refusals
 from tpgen.spec.nginx_syntax import Directive, with_snippets
 from tpgen.spec.nginx_table import Version
@@ -77,6 +78,7 @@ def whole_config_refusals(
         *log_buffer_refusals(config, snippets, prefix),
         *zone_refusals(config, snippets),
         *names_hash_refusals(config, snippets, version, pcre=pcre),
+        *hash_refusals(config, snippets),
     )
 
 

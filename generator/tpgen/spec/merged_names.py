@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from tpgen.spec.directive_values import number
 from tpgen.spec.handlers_listen import Address, Listen, Server, listen_addresses, server_listens
+from tpgen.spec.hash_sizes import Size, unallocatable
 from tpgen.spec.names_hash import (
     CACHE_LINE,
     LONGEST_BUCKET,
@@ -196,6 +197,11 @@ def _refusal(
         return _too_long(origin, failure, where, (bucket, bucket_needed(texts)))
     if failure.kind == "too large":
         return _too_large(bucket)
+    if failure.kind == "memory":
+        return unallocatable(
+            Size(MAX_SIZE, max_size.value, max_size.directive, max_size.from_snippet),
+            "server_names_hash",
+        )
     return _too_many_names(names, sizes, where)
 
 

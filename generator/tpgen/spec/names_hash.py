@@ -22,6 +22,9 @@ CACHE_LINE = 64
 # A bucket's length is a u_short, less a cache line (ngx_hash_init).
 LONGEST_BUCKET = 65536 - CACHE_LINE
 _WORD = (1 << 64) - 1
+# ngx_hash_init allocates a u_short per bucket of max_size first; no 64-bit machine maps its
+# whole 47-bit user address space (a host may refuse less: its memory is not known here).
+ADDRESS_SPACE = 1 << 47
 # What ngx_hash_add_key says of a name it does not take (NameKeys.add).
 INVALID = "invalid"
 BUSY = "busy"
@@ -62,8 +65,9 @@ class Key:
 @dataclass(frozen=True)
 class Failure:
     """Why nginx cannot build the hashes: "invalid" (a malformed wildcard), "bucket" (a key
-    longer than a bucket holds), "too large" (the bucket size), "max_size" (zero, or a bucket
-    of max_size buckets past 65472 bytes); the server name and key, where one is to blame."""
+    longer than a bucket holds), "too large" (the bucket size), "memory" (max_size's test
+    array past any address space), "max_size" (zero, or a bucket of max_size buckets past
+    65472 bytes); the server name and key, where one is to blame."""
 
     kind: str
     name: str = ""
@@ -185,6 +189,8 @@ def hash_failure(keys: Sequence[Key], bucket: int, max_size: int) -> Failure | N
     for key in keys:
         if bucket < bucket_share(key.text) + POINTER:
             return Failure("bucket", key.name, key.text)
+    if max_size * 2 >= ADDRESS_SPACE:
+        return Failure("memory")
     shares = [(_key_hash(key.text), bucket_share(key.text)) for key in keys]
     # Past max_size nginx takes max_size buckets, each its pointer and its keys.
     if _spread(shares, max_size, LONGEST_BUCKET - POINTER):
