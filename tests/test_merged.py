@@ -644,6 +644,22 @@ HASH_CASES: list[tuple[dict[str, str], bool]] = [
         },
         TAKEN,
     ),
+    # Hashes whose bucket nginx fixes at 64 bytes (no directive sets it).
+    ({"http": f"gzip_types a/{K46[2:]};"}, TAKEN),
+    ({"http": f"gzip_types a/{K46};"}, REFUSED),
+    ({"http": f"gzip_types * a/{K46};"}, TAKEN),  # any type: no hash
+    ({"server": f"ssi_types a/{K46};"}, REFUSED),
+    ({"location": f"sub_filter_types a/{K46};"}, REFUSED),
+    ({"location": f"fastcgi_hide_header {K46};"}, TAKEN),
+    ({"location": f"fastcgi_hide_header {K47};"}, REFUSED),
+    ({"location": f"fastcgi_hide_header {K47}; fastcgi_pass_header {K47};"}, TAKEN),
+    ({"http": f"uwsgi_hide_header {K47};"}, REFUSED),
+    ({"location": f"grpc_set_header {K47} 1;"}, REFUSED),
+    ({"location": f"grpc_hide_header {K47};"}, REFUSED),
+    ({"location": f"fastcgi_param HTTP_{K46} 1;"}, TAKEN),
+    ({"location": f"fastcgi_param HTTP_{K47} 1;"}, REFUSED),
+    ({"location": f"scgi_param HTTP_{K47} 1;"}, REFUSED),
+    ({"location": f"uwsgi_param http_{K47} 1;"}, TAKEN),  # HTTP_ alone, in capitals
 ]
 
 

@@ -53,9 +53,10 @@ class Build:
     keys: tuple[HashKey, ...]
     bucket: Size
     max_size: Size
-    settable: bool = (
-        True  # whether a snippet can still set the bucket size (not a map's after tpgen's)
-    )
+    # Whether a snippet can still set the bucket size (not a map's after tpgen's maps), and
+    # whether nginx sets the sizes itself (no directive does).
+    settable: bool = True
+    fixed: bool = False
 
 
 def build_refusal(build: Build) -> tuple[Directive, str] | None:
@@ -127,16 +128,22 @@ def _long_key(build: Build, key: HashKey, bucket: int) -> tuple[Directive, str] 
     )
     needed = bucket_needed(key.text)
     if key.from_snippet and key.directive is not None:
-        fix = _bucket_fix(build.bucket, needed)
-        return (
-            key.directive,
-            f"adds {build.keys_are} {shown!r} ({len(shown)} characters), which {said}: {fix}",
-        )
+        count = f"{len(shown)} character{'s' if len(shown) != 1 else ''}"
+        said = f"adds {build.keys_are} {shown!r} ({count}), which {said}"
+        return key.directive, f"{said}: {_key_fix(build, needed)}"
     directive = _mine(build.bucket)
     if directive is None:
         return None
     fix = f"raise it to {needed}" if needed <= LONGEST_BUCKET else "remove it"
     return directive, f"is too small for {build.keys_are} {shown!r}, which {said}: {fix}"
+
+
+def _key_fix(build: Build, needed: int) -> str:
+    if build.fixed:
+        return "shorten it to 46 characters or fewer: no directive sets this bucket"
+    if not build.settable:
+        return _shorten(build.bucket)
+    return _bucket_fix(build.bucket, needed)
 
 
 def _bucket_fix(size: Size, needed: int) -> str:

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from tpgen.spec.directive_values import number
+from tpgen.spec.fixed_hashes import fixed_hash_refusals
 from tpgen.spec.hash_sizes import Build, HashKey, Size, build_refusal, keys_of
 from tpgen.spec.names_hash import CACHE_LINE, names_failure
 from tpgen.spec.nginx_syntax import Directive, with_snippets
@@ -64,6 +65,9 @@ def hash_refusals(config: tuple[Directive, ...], snippets: Snippets) -> list[tup
             items = list(with_snippets(directive.block, snippets, mine))
             for late in _late_map_sizes(items):
                 found.setdefault(id(late[0]), late)
+            if directive.name == "http" and _owns(items, ("server",)):
+                for fixed in fixed_hash_refusals(_every(items, snippets)):
+                    found.setdefault(id(fixed[0]), fixed)
             for build in _block_builds(directive.name, items, snippets):
                 refused = build_refusal(build)
                 if refused is not None:
