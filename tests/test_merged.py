@@ -1037,3 +1037,37 @@ def test_a_relative_log_path_matches_only_itself_where_the_prefix_is_not_known(
         f'"{tmp_path}/logs/a.log" already defined with conflicting parameters): give both the '
         "same buffer=, flush= and gzip, or log to another file"
     )
+
+
+def test_a_key_nginx_cannot_hash_is_refused_with_the_size_to_set(tmp_path: Path) -> None:
+    node, _, paths = with_snippets(tmp_path, {"location": f"set ${K47} 1;"})
+    (found,) = extra_file_problems(node, paths)
+    assert found.message == (
+        f"{tmp_path}/location.conf line 1: set: adds variable '{K47}' (47 characters), which "
+        "takes 72 bytes of a hash bucket with the pointer that ends it, more than "
+        "variables_hash_bucket_size 64 holds (nginx: could not build variables_hash, you should "
+        "increase variables_hash_bucket_size: 64): set variables_hash_bucket_size 128 in an "
+        "extra.http snippet"
+    )
+
+
+def test_a_key_past_a_bucket_nginx_fixes_is_refused_with_its_length(tmp_path: Path) -> None:
+    node, _, paths = with_snippets(tmp_path, {"http": "gzip_types text/plain\n  a/" + K46 + ";"})
+    (found,) = extra_file_problems(node, paths)
+    assert found.message == (
+        f"{tmp_path}/http.conf line 1: gzip_types: adds MIME type 'a/{K46}' (48 characters), "
+        "which takes 72 bytes of a hash bucket with the pointer that ends it, more than "
+        "test_types_hash_bucket_size 64 holds (nginx: could not build test_types_hash, you "
+        "should increase test_types_hash_bucket_size: 64): shorten it to 46 characters or "
+        "fewer: no directive sets this bucket"
+    )
+
+
+def test_a_map_size_after_tpgen_s_maps_is_refused_as_nginx_s_duplicate(tmp_path: Path) -> None:
+    node, _, paths = with_snippets(tmp_path, {"http": "map_hash_max_size 4096;"})
+    (found,) = extra_file_problems(node, paths)
+    assert found.message == (
+        f"{tmp_path}/http.conf line 1: map_hash_max_size: comes after a map block, which "
+        'settles the map hashes\' sizes (nginx: "map_hash_max_size" directive is duplicate): '
+        "remove it: tpgen's maps come first"
+    )

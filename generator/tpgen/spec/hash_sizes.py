@@ -57,6 +57,7 @@ class Build:
     # whether nginx sets the sizes itself (no directive does).
     settable: bool = True
     fixed: bool = False
+    set_in: str = "in the block's snippet"  # where a snippet sets the bucket size
 
 
 def build_refusal(build: Build) -> tuple[Directive, str] | None:
@@ -143,14 +144,14 @@ def _key_fix(build: Build, needed: int) -> str:
         return "shorten it to 46 characters or fewer: no directive sets this bucket"
     if not build.settable:
         return _shorten(build.bucket)
-    return _bucket_fix(build.bucket, needed)
+    return _bucket_fix(build.bucket, needed, build.set_in)
 
 
-def _bucket_fix(size: Size, needed: int) -> str:
+def _bucket_fix(size: Size, needed: int, set_in: str) -> str:
     if needed > LONGEST_BUCKET:
         return f"shorten it: no bucket holds it ({size.name} is at most {LONGEST_BUCKET})"
     if size.directive is None:
-        return f"set {size.name} {needed} in the block's snippet"
+        return f"set {size.name} {needed} {set_in}"
     if size.from_snippet:
         return f"raise {size.name} to {needed}"
     return _shorten(size)

@@ -44,6 +44,7 @@ _PROXY_SETS = (
     *("Host", "Connection", "Content-Length", "Transfer-Encoding", "TE", "Keep-Alive"),
     *("Expect", "Upgrade"),
 )
+_ABOVE_MAPS = "above the first map"
 _DEFAULTS = {
     "variables_hash_bucket_size": 64,
     "variables_hash_max_size": 1024,
@@ -79,7 +80,7 @@ def _block_builds(top: str, items: Items, snippets: Snippets) -> Iterator[Build]
     yield from _map_builds(items, snippets)
     if top == "http":
         yield from _server_builds(items, snippets)
-    yield _variables_build(items, snippets)
+    yield _variables_build(items, snippets, top)
 
 
 def _size(items: Items, name: str, inherited: Size | None = None) -> Size:
@@ -116,7 +117,7 @@ def _every(items: Items, snippets: Snippets) -> Iterator[tuple[Directive, bool]]
             yield from _every(list(with_snippets(directive.block, snippets, mine)), snippets)
 
 
-def _variables_build(items: Items, snippets: Snippets) -> Build:
+def _variables_build(items: Items, snippets: Snippets, top: str) -> Build:
     declared: list[tuple[str, Directive | None, bool]] = [
         (_OWN_VARIABLE.text.decode(), None, False)
     ]
@@ -127,7 +128,8 @@ def _variables_build(items: Items, snippets: Snippets) -> Build:
             if name.startswith("$") and len(name) > 1:
                 declared.append((name[1:], directive, mine))
     bucket, max_size = _sizes(items, "variables_hash")
-    return Build("variables_hash", "variable", keys_of(declared), bucket, max_size)
+    set_in = "in an extra.http snippet" if top == "http" else "in the stream block"
+    return Build("variables_hash", "variable", keys_of(declared), bucket, max_size, set_in=set_in)
 
 
 def _map_builds(items: Items, snippets: Snippets) -> Iterator[Build]:
@@ -145,7 +147,8 @@ def _map_builds(items: Items, snippets: Snippets) -> Iterator[Build]:
             if any(d.name == "hostnames" and not d.args for d, _ in entries):
                 yield from _hostnames_build(texts, sizes, settable)
             elif texts:  # nginx builds no hash of a map without keys
-                yield Build("map_hash", "map key", keys_of(texts), *sizes, settable)
+                keys = keys_of(texts)
+                yield Build("map_hash", "map key", keys, *sizes, settable, set_in=_ABOVE_MAPS)
 
 
 def _hostnames_build(
@@ -158,21 +161,23 @@ def _hostnames_build(
         return  # an invalid wildcard is the map's own handler's refusal
     _, directive, mine = texts[0]
     key = HashKey(failure.key or failure.name.lower().encode(), directive, mine)
-    yield Build("map_hash", "map key", (key,), *sizes, settable)
+    yield Build("map_hash", "map key", (key,), *sizes, settable, set_in=_ABOVE_MAPS)
 
 
 def _late_map_sizes(items: Items) -> Iterator[tuple[Directive, str]]:
     """A snippet's map_hash_* after a map block: the first map settles both sizes, and nginx
     takes a size once."""
     first = next((i for i, (d, _) in enumerate(items) if d.name == "map" and d.block), None)
-    for directive, mine in items[first:] if first is not None else ():
+    if first is None:
+        return
+    # tpgen's own maps come before any http snippet.
+    fix = "set it above the first map" if items[first][1] else "remove it: tpgen's maps come first"
+    for directive, mine in items[first:]:
         if mine and directive.name in ("map_hash_bucket_size", "map_hash_max_size"):
+            said = f'(nginx: "{directive.name}" directive is duplicate)'
             yield (
                 directive,
-                (
-                    f"comes after a map block, which settles the map hashes' sizes (nginx: "
-                    f'"{directive.name}" directive is duplicate): set it above the first map'
-                ),
+                f"comes after a map block, which settles the map hashes' sizes {said}: {fix}",
             )
 
 
