@@ -11,7 +11,7 @@ files: an access_log that names a log format defined only further down (ngx_http
 looks it up as it reads), access logs that buffer one file differently (the file is opened
 once, its buffer set by the first), and the shared memory zones every module declares in one
 list (ngx_shared_memory_add). The server names of each listen address nginx hashes:
-spec/merged_names.py.
+spec/merged_names.py; the other hashes it builds of the config's keys: spec/merged_hashes.py.
 
 nginx's defaults here are those of a 64-bit machine with 4 KiB pages (ngx_pagesize; 64 ×
 sizeof(void *)): x86-64 and the usual arm64 kernels.

@@ -3,16 +3,17 @@ sizes in force where it builds them (alike in nginx 1.22 to 1.31), judged by
 spec/hash_sizes.py: the variables each http and stream block declares (set, map, geo,
 split_clients, js_set, perl_set) and nginx's own, once the block is read, with its
 variables_hash_* sizes (ngx_http_variables_init_vars); each map block's keys as it ends,
-with the map_hash_* sizes set before the first map (ngx_http_map_block; wildcards of
-hostnames aside); the http block's types (or nginx's three defaults) when its first server
-merges, each server's and location's own types, with the types_hash_* sizes in force there
-(ngx_http_core_merge_loc_conf); the headers proxy hides and the ones it sets, in each server
-that sets its own or that is the first, and each location that sets its own, with the
-proxy_headers_hash_* sizes in force (ngx_http_proxy_merge_loc_conf,
+with the map_hash_* sizes set before the first map (ngx_http_map_block; with hostnames,
+hashed as server names are); the http block's types (or nginx's three defaults) when its
+first server merges, each server's and location's own types, with the types_hash_* sizes in
+force there (ngx_http_core_merge_loc_conf); the headers proxy hides (in the first server and
+each server that lists its own) and the ones it sets (in every server, but where the http
+block sets some: in the first and those that list their own), and in each location that
+lists its own, with the proxy_headers_hash_* sizes in force (ngx_http_proxy_merge_loc_conf,
 ngx_http_upstream_hide_headers_hash). An include whose file is not read may add keys and
 settings: a hash is judged only where nginx surely builds it, on the keys known. A snippet
 includes nothing (spec/snippets.py refuses it): an include left is tpgen's own, its mime types
-file (a types block).
+file (a types block). Hashes whose sizes nginx fixes: spec/fixed_hashes.py.
 """
 
 from __future__ import annotations
