@@ -254,6 +254,15 @@ MERGE_CASES: list[tuple[dict[str, str], bool]] = [
         TAKEN,
     ),
     ({"http": "limit_conn_zone $uri zone=z:64k;", "location": "limit_conn z 1;"}, TAKEN),
+    # a limit zone's first argument is its key, whatever it looks like
+    ({"http": "limit_conn_zone zone=1d zone=z:1m;"}, TAKEN),
+    ({"http": "limit_req_zone zone=a zone=r:1m rate=1r/s;"}, TAKEN),
+    ({"http": "limit_conn_zone zone=a:1m zone=b:1m;", "location": "limit_conn a 1;"}, REFUSED),
+    ({"http": "limit_conn_zone zone=a:1m zone=b:1m;", "location": "limit_conn b 1;"}, TAKEN),
+    (
+        {"http": "limit_req_zone zone=a:1m zone=b:1m rate=1r/s;", "location": "limit_req zone=b;"},
+        TAKEN,
+    ),
 ]
 
 

@@ -384,8 +384,13 @@ def declared_zone(directive: Directive) -> tuple[str, str] | None:
     prefix = ZONE_DECLARERS.get(directive.name)
     if prefix is None or not directive.args:
         return None
-    words = directive.args if prefix else (":".join(directive.args[:2]),)
-    word = next((arg for arg in words if arg.startswith(prefix)), None)
+    if not prefix:
+        words: tuple[str, ...] = (":".join(directive.args[:2]),)
+    else:
+        # a limit zone's first argument is its key and a cache path's its path, whatever they
+        # look like; nginx reads every zone= after it and keeps the last
+        words = directive.args[1:] if prefix != "shared:" else directive.args
+    word = next((arg for arg in reversed(words) if arg.startswith(prefix)), None)
     if word is None:
         return None
     name, _, rest = word.removeprefix(prefix).partition(":")
