@@ -3,6 +3,7 @@ into tpgen's config and judged by tpgen and by the real nginx -t, which must agr
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 from pathlib import Path
@@ -263,6 +264,60 @@ MERGE_CASES: list[tuple[dict[str, str], bool]] = [
         {"http": "limit_req_zone zone=a:1m zone=b:1m rate=1r/s;", "location": "limit_req zone=b;"},
         TAKEN,
     ),
+]
+
+# MERGE_CASES' buffer sizes: nginx 1.22 to 1.31 check them alike (tests/test_nginx_versions.py).
+MERGED_BUFFER_CASES = [
+    case for case in MERGE_CASES if re.search(r"_buffer|_pool_size|_temp_file", str(case[0]))
+]
+_HUGE, _NO_TEMP = 4611686018427387904, "max_temp_file_size 0;"  # 2^62, and no temp file cap
+# nginx counts all buffers but one, (count - 1) × size, in size_t: past 2^64 it wraps around
+# and refuses a busy size the buffers would hold. Every server and location is checked where
+# the values end up: tpgen's status server has no extra.server snippet but inherits http's.
+BUFFER_CASES: list[tuple[dict[str, str], bool]] = [
+    ({"http": f"proxy_buffers 5 {_HUGE}; proxy_{_NO_TEMP}"}, REFUSED),  # 4 × 2^62 wraps to 0
+    ({"http": f"proxy_buffers 4 {_HUGE}; proxy_{_NO_TEMP}"}, TAKEN),
+    ({"location": "fastcgi_buffers 4503599627370497 4k;"}, REFUSED),  # 2^52 × 4k wraps to 0
+    ({"location": "fastcgi_buffers 4503599627370496 4k;"}, TAKEN),
+    ({"location": "fastcgi_buffers 4503599627370498 4k;"}, REFUSED),  # wraps to 4k, below 8k
+    ({"server": f"uwsgi_buffers 8 9223372036854775807; uwsgi_{_NO_TEMP}"}, REFUSED),
+    ({"server": f"uwsgi_buffers 3 9223372036854775807; uwsgi_{_NO_TEMP}"}, TAKEN),
+    (
+        {"http": f"scgi_buffers 9 {_HUGE}; scgi_busy_buffers_size {_HUGE}; scgi_{_NO_TEMP}"},
+        REFUSED,
+    ),
+    ({"http": f"scgi_buffers 2 {_HUGE}; scgi_busy_buffers_size {_HUGE}; scgi_{_NO_TEMP}"}, TAKEN),
+    ({"http": "proxy_buffers 1 4k;", "server": "proxy_buffers 8 4k;"}, REFUSED),
+    ({"http": "proxy_buffer_size 64k;", "server": "proxy_buffers 33 4k;"}, REFUSED),
+    (
+        {
+            "http": "large_client_header_buffers 4 256;",
+            "server": "large_client_header_buffers 4 1k;",
+        },
+        REFUSED,
+    ),
+    ({"server": "connection_pool_size 16k;"}, REFUSED),
+    ({"server": "connection_pool_size 8k;"}, TAKEN),
+    ({"server": "location @x { proxy_buffers 2 4k; }"}, REFUSED),
+    (
+        {
+            "server": "location /x { proxy_buffers 16 4k; if ($uri) { return 404; } "
+            "limit_except GET { deny all; } location /x/y { proxy_buffer_size 8k; } }"
+        },
+        TAKEN,
+    ),
+    (
+        {"server": "location /x { proxy_buffers 3 4k; location /x/y { proxy_buffer_size 8k; } }"},
+        REFUSED,
+    ),
+    ({"location": "uwsgi_max_temp_file_size 1k;"}, REFUSED),
+    ({"location": "scgi_temp_file_write_size 2k;"}, REFUSED),
+    ({"location": "fastcgi_busy_buffers_size 2k;"}, REFUSED),
+    ({"location": "fastcgi_buffers 1 8k;"}, REFUSED),
+    # One page of 4 KiB: proxy_buffers 8 4k and proxy_buffer_size 4k unless set.
+    ({"location": "proxy_buffer_size 14k;"}, TAKEN),  # busy 28k, all but one of 8 × 4k
+    ({"location": "proxy_buffer_size 15k;"}, REFUSED),
+    ({"location": "grpc_buffer_size 1m; memcached_buffer_size 1m;"}, TAKEN),  # no such check
 ]
 
 
@@ -692,6 +747,7 @@ def with_snippets(
     ("cases", "sections"),
     [
         (MERGE_CASES, {}),
+        (BUFFER_CASES, {}),
         (TLS_CASES, TLS),
         (OCSP_CASES, TLS),
         (NAMES_CASES, {}),
@@ -705,6 +761,7 @@ def with_snippets(
     ],
     ids=[
         "merges",
+        "buffers",
         "tls",
         "ocsp",
         "names",
@@ -757,6 +814,32 @@ def test_a_refusal_names_the_snippet_directive_nearest_the_block_and_the_fix(
         'exceeds all proxy_buffers but one, 28k (nginx: "proxy_busy_buffers_size" must be less '
         'than the size of all "proxy_buffers" minus one buffer): give proxy_buffers at least 33 '
         "buffers of 4k"
+    )
+
+
+def test_buffers_whose_size_wraps_past_2_64_are_refused_with_counts_that_do_not(
+    tmp_path: Path,
+) -> None:
+    """All buffers but one as nginx counts them (size_t); the fix names the counts that hold
+    the busy size without wrapping, or the size to lower where none does."""
+    node, _, paths = with_snippets(
+        tmp_path, {"http": f"proxy_buffers 5 {_HUGE};\nproxy_max_temp_file_size 0;"}
+    )
+    (found,) = extra_file_problems(node, paths)
+    assert found.message == (
+        f"{tmp_path}/http.conf line 1: proxy_buffers: with proxy_buffers 5 4398046511104m and "
+        "proxy_buffer_size 4k in force, proxy_busy_buffers_size 8796093022208m (unset: twice "
+        "4398046511104m) exceeds all proxy_buffers but one as nginx counts them: 4 × "
+        "4398046511104m passes 2^64 bytes and wraps around to 0 (nginx: "
+        '"proxy_busy_buffers_size" must be less than the size of all "proxy_buffers" minus one '
+        "buffer): give proxy_buffers 3 to 4 buffers of 4398046511104m"
+    )
+    node, _, paths = with_snippets(tmp_path, {"http": "proxy_buffer_size 9223372036854775807;"})
+    (found,) = extra_file_problems(node, paths)
+    assert found.message.endswith(
+        'exceeds all proxy_buffers but one, 28k (nginx: "proxy_busy_buffers_size" must be '
+        'less than the size of all "proxy_buffers" minus one buffer): lower proxy_buffer_size: '
+        "no count of 4k buffers holds twice it below 2^64 bytes"
     )
 
 

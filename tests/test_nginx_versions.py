@@ -41,12 +41,14 @@ from .nginx_tables import (
 )
 from .specs import spec
 from .test_merged import (
+    BUFFER_CASES,
     CERTIFICATE_PATH_CASES,
     EMPTY_CERTIFICATE_CASES,
     HASH_CASES,
     INNER_CERTIFICATE_CASES,
     LISTEN_NAME_CASES,
     LOG_BUFFER_CASES,
+    MERGED_BUFFER_CASES,
     NAMES_CASES,
     OCSP_CASES,
     ORIGIN_TLS,
@@ -98,6 +100,7 @@ def trixie_nginx(tmp_path_factory: pytest.TempPathFactory) -> str:
         (CERTIFICATE_PATH_CASES, {}),
         (TLS_CERTIFICATE_PATH_CASES, TLS),
         (HASH_CASES, {}),
+        ([*MERGED_BUFFER_CASES, *BUFFER_CASES], {}),
     ],
     ids=[
         "names",
@@ -108,6 +111,7 @@ def trixie_nginx(tmp_path_factory: pytest.TempPathFactory) -> str:
         "certificate-paths",
         "tls-certificate-paths",
         "hashes",
+        "buffers",
     ],
 )
 def test_tpgen_refuses_what_nginx_1_26_refuses_of_the_whole_config(

@@ -35,6 +35,8 @@ from tpgen.spec.nginx_table import Version
 CONNECTION_POOL_SIZE = 64 * 8
 # Unset busy and write sizes are twice the largest buffer; an unset temp file cap is 1 GiB.
 _TEMP_FILE_MAX = 1 << 30
+# nginx counts sizes in size_t: all buffers but one, (count - 1) × size, wrap past 2^64.
+_SIZE_T = 1 << 64
 UPSTREAMS = ("proxy", "fastcgi", "uwsgi", "scgi")
 # Blocks whose settings nginx merges into the ones inside them.
 _INNER = {
@@ -533,6 +535,15 @@ class _Buffers:
     def largest(self) -> int:
         return max(self.buffer_size, self.each)
 
+    @property
+    def all_but_one(self) -> int:
+        return (self.count - 1) * self.each
+
+    @property
+    def room(self) -> int:
+        """All buffers but one as nginx counts them, wrapped."""
+        return self.all_but_one % _SIZE_T
+
 
 def _upstream_buffers(prefix: str, settings: Settings) -> Iterator[tuple[Directive, str]]:
     names = tuple(
@@ -586,21 +597,14 @@ def _buffers_problem(found: _Buffers) -> str | None:
             f'2 "{name}_buffers"): e.g. {name}_buffers 2 {shown_size(found.each)}'
         )
     busy = 2 * found.largest if found.busy is None else found.busy
-    room = (found.count - 1) * found.each
     if busy < found.largest:
         return (
             f"{settled}, {name}_busy_buffers_size {shown_size(busy)} is below {largest} (nginx: "
             f'"{name}_busy_buffers_size" must be equal to or greater than {said}): raise it '
             f"to at least {largest}"
         )
-    if busy > room:
-        unset = f" (unset: twice {largest})" if found.busy is None else ""
-        return (
-            f"{settled}, {name}_busy_buffers_size {shown_size(busy)}{unset} exceeds all "
-            f'{name}_buffers but one, {shown_size(room)} (nginx: "{name}_busy_buffers_size" '
-            f'must be less than the size of all "{name}_buffers" minus one buffer): '
-            + _more_room(name, found, busy)
-        )
+    if busy > found.room:
+        return _too_little_room(found, busy, settled)
     write = 2 * found.largest if found.write is None else found.write
     if write < found.largest:
         return (
@@ -618,12 +622,40 @@ def _buffers_problem(found: _Buffers) -> str | None:
     return None
 
 
-def _more_room(name: str, found: _Buffers, busy: int) -> str:
-    needed = -(-busy // found.each) + 1
-    if (found.count - 1) * found.each >= found.largest:
-        return (
-            f"set {name}_busy_buffers_size between {shown_size(found.largest)} and "
-            f"{shown_size((found.count - 1) * found.each)}, or give {name}_buffers {needed} "
-            "buffers"
+def _too_little_room(found: _Buffers, busy: int, settled: str) -> str:
+    name = found.prefix
+    unset = f" (unset: twice {shown_size(found.largest)})" if found.busy is None else ""
+    room = f"all {name}_buffers but one, {shown_size(found.room)}"
+    if found.all_but_one >= _SIZE_T:
+        room = (
+            f"all {name}_buffers but one as nginx counts them: {found.count - 1} × "
+            f"{shown_size(found.each)} passes 2^64 bytes and wraps around to "
+            f"{shown_size(found.room)}"
         )
+    return (
+        f"{settled}, {name}_busy_buffers_size {shown_size(busy)}{unset} exceeds {room} (nginx: "
+        f'"{name}_busy_buffers_size" must be less than the size of all "{name}_buffers" minus '
+        "one buffer): " + _more_room(name, found, busy)
+    )
+
+
+def _more_room(name: str, found: _Buffers, busy: int) -> str:
+    """The fix: a busy size the buffers hold, or a count of them that holds it without
+    wrapping past 2^64 (none past ``most``)."""
+    needed = -(-busy // found.each) + 1
+    most = (_SIZE_T - 1) // found.each + 1
+    if found.room >= found.largest:
+        between = (
+            f"set {name}_busy_buffers_size between {shown_size(found.largest)} and "
+            f"{shown_size(found.room)}"
+        )
+        return f"{between}, or give {name}_buffers {needed} buffers" if needed <= most else between
+    if needed > most:
+        return (
+            f"lower {name}_buffer_size: no count of {shown_size(found.each)} buffers holds twice "
+            "it below 2^64 bytes"
+        )
+    if found.count > most:
+        counts = str(most) if needed == most else f"{needed} to {most}"
+        return f"give {name}_buffers {counts} buffers of {shown_size(found.each)}"
     return f"give {name}_buffers at least {needed} buffers of {shown_size(found.each)}"
