@@ -1759,6 +1759,18 @@ HANDLER_CASES = [
         "http",
         "proxy_cache_path c keys_zone=A:1m; proxy_cache a; server { listen 127.0.0.1:19006; }",
     ),
+    # worker_cpu_affinity: auto (as written) and at most one mask after it, or masks of 0, 1
+    # and spaces of up to 1024 characters (CPU_SETSIZE).
+    ("main", "worker_cpu_affinity auto;"),
+    ("main", "worker_cpu_affinity auto 0101;"),
+    ("main", "worker_cpu_affinity 01 10;"),
+    ("main", "worker_cpu_affinity '0 1' '';"),
+    ("main", "worker_cpu_affinity auto auto;"),
+    ("main", "worker_cpu_affinity auto 01 10;"),
+    ("main", "worker_cpu_affinity 012;"),
+    ("main", "worker_cpu_affinity AUTO;"),
+    ("main", f"worker_cpu_affinity 1{'0' * 1023};"),
+    ("main", f"worker_cpu_affinity 1{'0' * 1024};"),
 ]
 
 

@@ -580,6 +580,24 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
             "location ~ ^/(?<host>.+) {}",
             "the named capture (?<host>…) of '^/(?<host>.+)'",
         ),
+        (
+            "main",
+            "worker_cpu_affinity 0101 01x1;",
+            "takes auto, auto MASK, or one mask of 0 and 1 per worker (0101 1010), not '01x1' "
+            '(nginx: invalid character "x" in "worker_cpu_affinity"): write each CPU as 0 or 1',
+        ),
+        (
+            "main",
+            "worker_cpu_affinity auto 01 10;",
+            "not 2 masks after auto (nginx: invalid number of arguments in "
+            '"worker_cpu_affinity" directive): keep one mask after auto',
+        ),
+        (
+            "main",
+            f"worker_cpu_affinity {'0' * 1025};",
+            "takes masks of up to 1024 CPUs, not one of 1025 characters (nginx: "
+            '"worker_cpu_affinity" supports up to 1024 CPUs only)',
+        ),
     ],
 )
 def test_what_a_ported_handler_refuses_is_said_with_the_fix(

@@ -24,6 +24,7 @@ from tpgen.spec.build import Build, has_pcre
 from tpgen.spec.directive_values import ZONE_MIN, fixed_point, number, size, time
 from tpgen.spec.handlers_bind import bind_problem
 from tpgen.spec.handlers_cache import cache_path_problem, cache_valid_problem
+from tpgen.spec.handlers_cpu_affinity import cpu_affinity_problem
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_image_filter import (
     image_filter_problem,
@@ -878,6 +879,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "image_filter": image_filter_problem,
     "image_quality": image_quality_problem,
     "image_sharpen": image_sharpen_problem,
+    "cpu_affinity": cpu_affinity_problem,
 }
 # Handlers that read more than the arguments: a map's body, root's or alias's name.
 _BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {
