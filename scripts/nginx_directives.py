@@ -169,6 +169,7 @@ SLOTS = {
     "ngx_http_image_filter_webp_quality": "image_quality",
     "ngx_http_image_filter_sharpen": "image_sharpen",
     "ngx_set_cpu_affinity": "cpu_affinity",  # spec/handlers_cpu_affinity.py
+    "ngx_http_modern_browser": "modern_browser",  # spec/handlers_browser.py
 }
 FLAG_SLOT = "ngx_conf_set_flag_slot"
 # ngx_conf_file.c's slots (and ngx_file.c's), which a handler may call to parse its value.

@@ -1771,6 +1771,18 @@ HANDLER_CASES = [
     ("main", "worker_cpu_affinity AUTO;"),
     ("main", f"worker_cpu_affinity 1{'0' * 1023};"),
     ("main", f"worker_cpu_affinity 1{'0' * 1024};"),
+    # modern_browser: unlisted alone (as written), or a browser of nginx's list (any case) and
+    # a version of digits and dots; ancient_browser and the _value directives take any word.
+    ("http", "modern_browser unlisted;"),
+    ("http", "modern_browser UNLISTED;"),
+    ("location", "modern_browser Opera 9.0;"),
+    ("server", "modern_browser msie '';"),
+    ("server", "modern_browser KONQUEROR 3..5.;"),
+    ("http", "modern_browser gecko 1.9b;"),
+    ("http", "modern_browser chrome 1;"),
+    ("http", "modern_browser unlisted 1;"),
+    ("http", "ancient_browser netscape4 '' x;"),
+    ("http", "modern_browser_value '';"),
 ]
 
 

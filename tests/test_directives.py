@@ -598,6 +598,24 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
             "takes masks of up to 1024 CPUs, not one of 1025 characters (nginx: "
             '"worker_cpu_affinity" supports up to 1024 CPUs only)',
         ),
+        (
+            "http",
+            "modern_browser Unlisted;",
+            "takes unlisted alone, or a browser (opera, msie, gecko, safari, konqueror) and its "
+            "version, not 'Unlisted' (nginx refuses it without saying why)",
+        ),
+        (
+            "http",
+            "modern_browser chrome 1;",
+            "takes a browser of nginx's list (opera, msie, gecko, safari, konqueror) before the "
+            "version, not 'chrome' (nginx: unknown browser name \"chrome\")",
+        ),
+        (
+            "server",
+            "modern_browser gecko 1.9b;",
+            "takes a version of digits and dots (9.0), not '1.9b' (nginx: invalid browser "
+            'version "1.9b")',
+        ),
     ],
 )
 def test_what_a_ported_handler_refuses_is_said_with_the_fix(

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from tpgen.spec.build import Build, has_pcre
 from tpgen.spec.directive_values import ZONE_MIN, fixed_point, number, size, time
 from tpgen.spec.handlers_bind import bind_problem
+from tpgen.spec.handlers_browser import modern_browser_problem
 from tpgen.spec.handlers_cache import cache_path_problem, cache_valid_problem
 from tpgen.spec.handlers_cpu_affinity import cpu_affinity_problem
 from tpgen.spec.handlers_geo import geo_check
@@ -880,6 +881,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "image_quality": image_quality_problem,
     "image_sharpen": image_sharpen_problem,
     "cpu_affinity": cpu_affinity_problem,
+    "modern_browser": modern_browser_problem,
 }
 # Handlers that read more than the arguments: a map's body, root's or alias's name.
 _BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {
