@@ -25,6 +25,7 @@ from tpgen.spec.directive_values import ZONE_MIN, fixed_point, number, size, tim
 from tpgen.spec.handlers_bind import bind_problem
 from tpgen.spec.handlers_browser import modern_browser_problem
 from tpgen.spec.handlers_cache import cache_path_problem, cache_valid_problem
+from tpgen.spec.handlers_charset_map import charset_map_check
 from tpgen.spec.handlers_cpu_affinity import cpu_affinity_problem
 from tpgen.spec.handlers_geo import geo_check
 from tpgen.spec.handlers_image_filter import (
@@ -890,6 +891,7 @@ _BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {
     "split_clients": _split_clients,
     "geo": geo_check,
     "upstream": upstream_check,
+    "charset_map": charset_map_check,
 }
 KINDS = frozenset({*_BY_ARGS, *_BY_DIRECTIVE})
 

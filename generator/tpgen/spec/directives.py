@@ -30,6 +30,7 @@ from tpgen.spec.directive_values import flag_on, methods_problem, post_problem, 
 from tpgen.spec.edge import version_text
 from tpgen.spec.file_slots import FILE_SLOTS
 from tpgen.spec.handlers_certificates import empty_certificate_paths, unpaired_certificate
+from tpgen.spec.handlers_charset_map import charset_pair
 from tpgen.spec.handlers_http_ssl import http_certificate_refusals
 from tpgen.spec.handlers_listen import Listen, Server, listen_conflicts, server_listens
 from tpgen.spec.handlers_pass import portless_host
@@ -1058,7 +1059,7 @@ def include_sites(directives: tuple[Directive, ...], context: str = "main") -> d
 def unique_key(directive: Directive) -> tuple[str, ...] | None:
     """What nginx allows once per block beyond "is duplicate": a log_format or upstream name,
     a limit_conn or limit_req zone, a prefix or exact location's path (regex and named
-    locations may repeat)."""
+    locations may repeat), a charset_map's two charsets."""
     args = directive.args
     if directive.name in ("log_format", "upstream", "limit_conn") and args:
         return (directive.name, args[0])
@@ -1067,6 +1068,8 @@ def unique_key(directive: Directive) -> tuple[str, ...] | None:
         return ("limit_req", zone) if zone is not None else None
     if directive.name == "location" and args:
         return _location_key(args)
+    if directive.name == "charset_map" and len(args) == 2:
+        return ("charset_map", charset_pair(args))
     return None
 
 
