@@ -1811,6 +1811,9 @@ HANDLER_CASES = [
     ("http", "charset_map ab AB { }"),
     ("http", "charset_map a b { } charset_map B A { }"),
     ("http", "charset_map a b { } charset_map a c { }"),
+    # sub_filter: a search string that is not empty.
+    ("http", "sub_filter '' x;"),
+    ("location", "sub_filter a '';"),
 ]
 
 

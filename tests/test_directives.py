@@ -616,6 +616,12 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
             "takes a version of digits and dots (9.0), not '1.9b' (nginx: invalid browser "
             'version "1.9b")',
         ),
+        (
+            "location",
+            "sub_filter '' x;",
+            "takes a string to search for before the replacement, not an empty one (nginx: "
+            "empty search pattern)",
+        ),
     ],
 )
 def test_what_a_ported_handler_refuses_is_said_with_the_fix(

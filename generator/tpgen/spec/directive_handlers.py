@@ -48,6 +48,7 @@ from tpgen.spec.handlers_pcre import (
 )
 from tpgen.spec.handlers_referers import referers_problem
 from tpgen.spec.handlers_stream_listen import stream_listen_problem
+from tpgen.spec.handlers_sub_filter import sub_filter_problem
 from tpgen.spec.handlers_targets import access_log, error_log, resolver
 from tpgen.spec.handlers_thread_pool import aio_problem, thread_pool_problem
 from tpgen.spec.handlers_upstream import upstream_check
@@ -883,6 +884,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "image_sharpen": image_sharpen_problem,
     "cpu_affinity": cpu_affinity_problem,
     "modern_browser": modern_browser_problem,
+    "sub_filter": sub_filter_problem,
 }
 # Handlers that read more than the arguments: a map's body, root's or alias's name.
 _BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {
