@@ -172,6 +172,7 @@ SLOTS = {
     "ngx_http_modern_browser": "modern_browser",  # spec/handlers_browser.py
     "ngx_http_charset_map_block": "charset_map",  # spec/handlers_charset_map.py
     "ngx_http_sub_filter": "sub_filter",  # spec/handlers_sub_filter.py
+    "ngx_conf_include": "include",  # spec/handlers_include.py
 }
 FLAG_SLOT = "ngx_conf_set_flag_slot"
 # ngx_conf_file.c's slots (and ngx_file.c's), which a handler may call to parse its value.

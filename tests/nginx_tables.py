@@ -1814,6 +1814,12 @@ HANDLER_CASES = [
     # sub_filter: a search string that is not empty.
     ("http", "sub_filter '' x;"),
     ("location", "sub_filter a '';"),
+    # include: a path that names a directory by its shape; a glob that matches nothing.
+    ("http", "include '';"),
+    ("http", "include ./;"),
+    ("http", "include ..;"),
+    ("server", "include x/.;"),
+    ("http", "include nonexistent/*.conf;"),
 ]
 
 

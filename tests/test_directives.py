@@ -622,6 +622,12 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
             "takes a string to search for before the replacement, not an empty one (nginx: "
             "empty search pattern)",
         ),
+        (
+            "http",
+            "include conf.d/;",
+            "includes 'conf.d/', which names a directory (nginx reads it as a file and fails: Is "
+            "a directory): name a file, or a glob (dir/*.conf)",
+        ),
     ],
 )
 def test_what_a_ported_handler_refuses_is_said_with_the_fix(

@@ -33,6 +33,7 @@ from tpgen.spec.handlers_image_filter import (
     image_quality_problem,
     image_sharpen_problem,
 )
+from tpgen.spec.handlers_include import include_problem
 from tpgen.spec.handlers_listen import listen_problem
 from tpgen.spec.handlers_listen_build import unbuilt_parameter
 from tpgen.spec.handlers_open_file_cache import (
@@ -885,6 +886,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "cpu_affinity": cpu_affinity_problem,
     "modern_browser": modern_browser_problem,
     "sub_filter": sub_filter_problem,
+    "include": include_problem,
 }
 # Handlers that read more than the arguments: a map's body, root's or alias's name.
 _BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {
