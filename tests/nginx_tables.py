@@ -1820,6 +1820,10 @@ HANDLER_CASES = [
     ("http", "include ..;"),
     ("server", "include x/.;"),
     ("http", "include nonexistent/*.conf;"),
+    # proxy_redirect default: an http or server block has no proxy_pass before it.
+    ("server", "proxy_redirect default;"),
+    ("http", "proxy_redirect default;"),
+    ("location", "proxy_pass http://127.0.0.1:9; proxy_redirect default;"),
 ]
 
 

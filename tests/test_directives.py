@@ -628,6 +628,13 @@ def test_the_ported_handlers_take_and_refuse_what_the_real_nginx_does(
             "includes 'conf.d/', which names a directory (nginx reads it as a file and fails: Is "
             "a directory): name a file, or a glob (dir/*.conf)",
         ),
+        (
+            "server",
+            "proxy_redirect default;",
+            "takes default only in a location after its proxy_pass, whose URL it rewrites "
+            '(nginx: "proxy_redirect default" should be placed after the "proxy_pass" '
+            "directive): move it into the location, or write the redirect out",
+        ),
     ],
 )
 def test_what_a_ported_handler_refuses_is_said_with_the_fix(

@@ -335,6 +335,18 @@ def _tilde_first(
     return check
 
 
+def _proxy_redirect(args: Args, place: Place) -> str | None:
+    """ngx_http_proxy_redirect: ``default`` rewrites what the block's own proxy_pass names,
+    and an http or server block has none (proxy_pass is a location's)."""
+    if list(args) == ["default"] and place.context in ("http", "server"):
+        return (
+            "takes default only in a location after its proxy_pass, whose URL it rewrites "
+            '(nginx: "proxy_redirect default" should be placed after the "proxy_pass" '
+            "directive): move it into the location, or write the redirect out"
+        )
+    return _tilde_first(caseless=None, alone=("off", "default"))(args, place)
+
+
 def _cookie_flags(args: Args, place: Place) -> str | None:
     if len(args) > 1 and args[0].startswith("~"):
         return place.regex(args[0][1:], caseless=True)
@@ -838,7 +850,7 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "if": _if,
     "rewrite": _rewrite,
     "server_name": _server_name,
-    "proxy_redirect": _tilde_first(caseless=None, alone=("off", "default")),
+    "proxy_redirect": _proxy_redirect,
     "cookie_domain": _tilde_first(caseless=True),
     "cookie_path": _tilde_first(caseless=None),
     "cookie_flags": _cookie_flags,
