@@ -173,6 +173,10 @@ SLOTS = {
     "ngx_http_charset_map_block": "charset_map",  # spec/handlers_charset_map.py
     "ngx_http_sub_filter": "sub_filter",  # spec/handlers_sub_filter.py
     "ngx_conf_include": "include",  # spec/handlers_include.py
+    # spec/handlers_mail.py.
+    "ngx_mail_core_protocol": "mail_protocol",
+    "ngx_mail_core_listen": "mail_listen",
+    "ngx_mail_core_server": "mail_server",
 }
 FLAG_SLOT = "ngx_conf_set_flag_slot"
 # ngx_conf_file.c's slots (and ngx_file.c's), which a handler may call to parse its value.

@@ -1825,6 +1825,31 @@ HANDLER_CASES = [
     ("http", "proxy_redirect default;"),
     ("location", "proxy_pass http://127.0.0.1:9; proxy_redirect default;"),
 ]
+# Mail servers, in the main context: Debian 12 ships the mail module, the trixie image of
+# tests/test_nginx_versions.py does not (tests/test_handlers_mail.py puts them to the host's).
+MAIL = "load_module /usr/lib/nginx/modules/ngx_mail_module.so;"
+
+
+def _mail(server: str) -> tuple[str, str]:
+    return ("main", f"{MAIL} mail {{ auth_http 127.0.0.1:9; server {{ {server} }} }}")
+
+
+MAIL_CASES = [
+    _mail("listen 127.0.0.1:29571; protocol imap;"),
+    _mail("listen 127.0.0.1:29572; protocol IMAP;"),
+    _mail("listen 127.0.0.1:29573; protocol pop3;"),
+    _mail("listen 127.0.0.1:29574; protocol smtp;"),
+    _mail(
+        "listen 127.0.0.1:29575 bind backlog=5 rcvbuf=8k sndbuf=8k so_keepalive=30s::3 "
+        "proxy_protocol; protocol imap;"
+    ),
+    _mail("listen 127.0.0.1:29576 fastopen=1; protocol imap;"),
+    _mail("listen 127.0.0.1:29577 default_server; protocol imap;"),
+    _mail("listen 127.0.0.1:29578 backlog=0; protocol imap;"),
+    _mail("listen 127.0.0.1:29579 ipv6only=of; protocol imap;"),
+    _mail("protocol imap;"),
+    _mail("protocol IMAP;"),
+]
 
 
 _STYLESHEET = (
@@ -1834,13 +1859,15 @@ _STYLESHEET = (
 )
 
 
-def handler_disagreements(run: Runner, root: Path, version: Version) -> list[tuple[str, str, str]]:
-    """Each HANDLER_CASES line nginx takes and tpgen refuses, or the other way round; and
+def handler_disagreements(
+    run: Runner, root: Path, version: Version, cases: list[tuple[str, str]] = HANDLER_CASES
+) -> list[tuple[str, str, str]]:
+    """Each line of ``cases`` nginx takes and tpgen refuses, or the other way round; and
     the counts each refused (both must refuse some and take some)."""
     (root / SHEET).write_text(_STYLESHEET)
-    said = run(write_configs(root, [(context, text + "\n") for context, text in HANDLER_CASES]))
+    said = run(write_configs(root, [(context, text + "\n") for context, text in cases]))
     wrong = []
-    for (context, text), nginx_said in zip(HANDLER_CASES, said, strict=True):
+    for (context, text), nginx_said in zip(cases, said, strict=True):
         tree = parse(text + "\n")
         target = Target(
             version,

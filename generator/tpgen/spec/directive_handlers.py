@@ -36,6 +36,7 @@ from tpgen.spec.handlers_image_filter import (
 from tpgen.spec.handlers_include import include_problem
 from tpgen.spec.handlers_listen import listen_problem
 from tpgen.spec.handlers_listen_build import unbuilt_parameter
+from tpgen.spec.handlers_mail import mail_listen_problem, mail_protocol_problem, mail_server_check
 from tpgen.spec.handlers_open_file_cache import (
     open_file_cache_problem,
     open_log_file_cache_problem,
@@ -899,6 +900,8 @@ _BY_ARGS: dict[str, Callable[[Args, Place], str | None]] = {
     "modern_browser": modern_browser_problem,
     "sub_filter": sub_filter_problem,
     "include": include_problem,
+    "mail_protocol": mail_protocol_problem,
+    "mail_listen": mail_listen_problem,
 }
 # Handlers that read more than the arguments: a map's body, root's or alias's name.
 _BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {
@@ -908,6 +911,7 @@ _BY_DIRECTIVE: dict[str, Callable[[Directive, Place], str | None]] = {
     "geo": geo_check,
     "upstream": upstream_check,
     "charset_map": charset_map_check,
+    "mail_server": mail_server_check,
 }
 KINDS = frozenset({*_BY_ARGS, *_BY_DIRECTIVE})
 

@@ -931,7 +931,7 @@ def _block_rules(
 
 # Handlers that judge their block after nginx has read it (an upstream without servers):
 # what its directives refuse comes first.
-_BODY_FIRST = frozenset({"upstream"})
+_BODY_FIRST = frozenset({"upstream", "mail_server"})
 
 
 def _body_refused_first(
