@@ -498,6 +498,23 @@ def test_agent_restarts_from_its_state_and_reports_a_corrupt_one(tmp_path: Path)
     assert node.calls == []
 
 
+def test_a_corrupt_state_file_starts_the_rate_window_again(tmp_path: Path) -> None:
+    # The file set aside may have held a failure of moments before: no disk is failed for a
+    # rate window from the loss, and the message says why; after it, a disk fails as usual.
+    node = Machine(tmp_path)
+    Path(node.files.state).write_text("{garbage")
+    agent = node.agent()
+    agent.start(NOW)
+    node.log(*[lines("nginx-error.log")[0]] * 5)
+    (verdict,) = agent.poll(NOW + 1)
+    assert verdict.kind == "rate_limited" and node.calls == []
+    assert "set its corrupt state file aside 1s ago and may have failed a disk" in verdict.message
+    later = NOW + agent.policy.rate_window + 1
+    node.log(*[lines("nginx-error.log")[0]] * 5)
+    (verdict,) = agent.poll(later)
+    assert verdict.kind == "fail" and node.calls == [{verdict.disks[0]: "failed"}]
+
+
 def test_agent_fails_a_disk_whose_mount_is_gone(tmp_path: Path) -> None:
     node = Machine(tmp_path)
     agent = node.agent()

@@ -84,12 +84,14 @@ class Agent:
         self.last_try = 0.0
         self.reported: dict[tuple[str, tuple[str, ...]], float] = {}
         self.dropped = 0  # over-long error-log lines already reported
+        self.state_lost: float | None = None  # when a corrupt state file was set aside
 
     # ------------------------------------------------------------------ start
     def start(self, now: float) -> None:
         """Read the state file (a corrupt one is set aside) and apply what it says."""
         self.state, warning = read_state(self.files.state, now, self.files.not_state())
         if warning is not None:
+            self.state_lost = now
             self._event(now, "state_corrupt", warning, level="error")
         known = {disk.name for disk in self.spec_disks}
         stale = sorted(set(self.state.disks) - known)
@@ -147,7 +149,14 @@ class Agent:
             self.evidence.setdefault(item.disk, []).append(item)
         for name, items in self.evidence.items():
             self.evidence[name] = [i for i in items if now - i.at <= self.policy.window]
-        verdicts = decide(now, self.disks(), self.evidence, self.policy, self.last_failure())
+        verdicts = decide(
+            now,
+            self.disks(),
+            self.evidence,
+            self.policy,
+            self.last_failure(),
+            state_lost=self.state_lost,
+        )
         for verdict in verdicts:
             self._handle(now, verdict)
         self._check_slow(now, watched)

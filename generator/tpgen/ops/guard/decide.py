@@ -59,9 +59,12 @@ def decide(
     evidence: Mapping[str, Sequence[Evidence]],
     policy: Policy,
     last_failure: float | None,
+    *,
+    state_lost: float | None = None,
 ) -> list[Verdict]:
     """What to do now. ``disks`` carry their current state (the spec's, or guard's own);
-    ``last_failure`` is when guard last failed a disk."""
+    ``last_failure`` is when guard last failed a disk, ``state_lost`` when it set a corrupt
+    state file aside (and with it the time of any failure before)."""
     recent = {
         disk.name: in_window(evidence.get(disk.name, ()), now, policy.window)
         for disk in disks
@@ -83,7 +86,17 @@ def decide(
     if not over:
         return []
     name = over[0]
-    return [_one(name, disks, recent[name], policy, now=now, last_failure=last_failure)]
+    return [
+        _one(
+            name,
+            disks,
+            recent[name],
+            policy,
+            now=now,
+            last_failure=last_failure,
+            state_lost=state_lost,
+        )
+    ]
 
 
 def _one(
@@ -94,6 +107,7 @@ def _one(
     *,
     now: float,
     last_failure: float | None,
+    state_lost: float | None,
 ) -> Verdict:
     summary = _summary(evidence, policy)
     others = [disk.name for disk in disks if disk.state == "active" and disk.name != name]
@@ -112,6 +126,17 @@ def _one(
             f"{name} is failing ({summary}) but guard already failed a disk "
             f"{now - last_failure:.0f}s ago (rate window {policy.rate_window:g}s): kept in "
             f"service. Confirm with: ansible-playbook disk-fail.yml -l <host> -e disk={name}",
+            tuple(evidence),
+        )
+    if state_lost is not None and now - state_lost < policy.rate_window:
+        # the lost file may have held a failure of moments before: the window runs from the loss
+        return Verdict(
+            "rate_limited",
+            (name,),
+            f"{name} is failing ({summary}) but guard set its corrupt state file aside "
+            f"{now - state_lost:.0f}s ago and may have failed a disk just before (rate window "
+            f"{policy.rate_window:g}s): kept in service. Confirm with: ansible-playbook "
+            f"disk-fail.yml -l <host> -e disk={name}",
             tuple(evidence),
         )
     return Verdict("fail", (name,), f"{name} failed: {summary}", tuple(evidence))
