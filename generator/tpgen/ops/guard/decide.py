@@ -119,24 +119,22 @@ def _one(
             "a node with no disk serves nothing. Replace it (disk-replace.yml)",
             tuple(evidence),
         )
-    if last_failure is not None and now - last_failure < policy.rate_window:
-        return Verdict(
-            "rate_limited",
-            (name,),
-            f"{name} is failing ({summary}) but guard already failed a disk "
-            f"{now - last_failure:.0f}s ago (rate window {policy.rate_window:g}s): kept in "
-            f"service. Confirm with: ansible-playbook disk-fail.yml -l <host> -e disk={name}",
-            tuple(evidence),
-        )
-    if state_lost is not None and now - state_lost < policy.rate_window:
-        # the lost file may have held a failure of moments before: the window runs from the loss
-        return Verdict(
-            "rate_limited",
-            (name,),
-            f"{name} is failing ({summary}) but guard set its corrupt state file aside "
-            f"{now - state_lost:.0f}s ago and may have failed a disk just before (rate window "
-            f"{policy.rate_window:g}s): kept in service. Confirm with: ansible-playbook "
-            f"disk-fail.yml -l <host> -e disk={name}",
-            tuple(evidence),
-        )
+    # the lost file may have held a failure of moments before: its window runs from the loss
+    for since, what in (
+        (last_failure, "guard already failed a disk {ago}s ago"),
+        (
+            state_lost,
+            "guard set its corrupt state file aside {ago}s ago and may have failed a "
+            "disk just before",
+        ),
+    ):
+        if since is not None and now - since < policy.rate_window:
+            return Verdict(
+                "rate_limited",
+                (name,),
+                f"{name} is failing ({summary}) but {what.format(ago=f'{now - since:.0f}')} "
+                f"(rate window {policy.rate_window:g}s): kept in service. Confirm with: "
+                f"ansible-playbook disk-fail.yml -l <host> -e disk={name}",
+                tuple(evidence),
+            )
     return Verdict("fail", (name,), f"{name} failed: {summary}", tuple(evidence))
