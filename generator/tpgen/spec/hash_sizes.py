@@ -14,8 +14,10 @@ from tpgen.spec.names_hash import (
     LONGEST_BUCKET,
     Key,
     aligned,
+    bucket_for,
     hash_entry,
     hash_failure,
+    longest_key_in,
 )
 from tpgen.spec.nginx_syntax import Directive
 
@@ -71,7 +73,7 @@ def build_refusal(build: Build) -> tuple[Directive, str] | None:
     if failure.kind == "bucket":
         return _long_key(build, build.keys[int(failure.name)], bucket)
     if failure.kind == "too large":
-        return _too_large(build)
+        return too_large(build.bucket, build.hash)
     if failure.kind == "memory":
         return unallocatable(build.max_size, build.hash)
     return _too_few_buckets(build)
@@ -87,15 +89,16 @@ def shown_int(value: int) -> str:
     return str(value - _WORD if value >= _WORD // 2 else value)
 
 
-def _too_large(build: Build) -> tuple[Directive, str] | None:
-    directive = _mine(build.bucket)
+def too_large(bucket: Size, hash_name: str) -> tuple[Directive, str] | None:
+    """A snippet's bucket size past the largest nginx builds, once rounded up to a cache line."""
+    directive = _mine(bucket)
     if directive is None:
         return None
-    bucket = aligned(build.bucket.value, CACHE_LINE)
+    rounded = aligned(bucket.value, CACHE_LINE)
     return directive, (
         f"is larger than a bucket nginx can build, {LONGEST_BUCKET} bytes, once rounded up to "
-        f"a cache line ({bucket}) (nginx: could not build {build.hash}, too large "
-        f"{build.bucket.name}: {shown_int(bucket)}): set it to {LONGEST_BUCKET} or less"
+        f"a cache line ({rounded}) (nginx: could not build {hash_name}, too large "
+        f"{bucket.name}: {shown_int(rounded)}): set it to {LONGEST_BUCKET} or less"
     )
 
 
@@ -112,14 +115,6 @@ def unallocatable(max_size: Size, hash_name: str) -> tuple[Directive, str] | Non
     )
 
 
-def bucket_needed(text: bytes) -> int:
-    """The smallest bucket size, a power of two of a cache line or more, that holds a key."""
-    size = CACHE_LINE
-    while size < hash_entry(text):
-        size *= 2
-    return size
-
-
 def _long_key(build: Build, key: HashKey, bucket: int) -> tuple[Directive, str] | None:
     shown = key.text.decode("utf-8", "replace")
     said = (
@@ -127,7 +122,7 @@ def _long_key(build: Build, key: HashKey, bucket: int) -> tuple[Directive, str] 
         f"more than {build.bucket.name} {bucket} holds (nginx: could not build {build.hash}, "
         f"you should increase {build.bucket.name}: {shown_int(bucket)})"
     )
-    needed = bucket_needed(key.text)
+    needed = bucket_for(key.text)
     if key.from_snippet and key.directive is not None:
         count = f"{len(shown)} character{'s' if len(shown) != 1 else ''}"
         said = f"adds {build.keys_are} {shown!r} ({count}), which {said}"
@@ -158,8 +153,7 @@ def _bucket_fix(size: Size, needed: int, set_in: str) -> str:
 
 
 def _shorten(size: Size) -> str:
-    # A key of n bytes takes 8 + align(n + 2, 8) + 8 of a bucket.
-    longest = aligned(size.value, CACHE_LINE) - 18
+    longest = longest_key_in(size.value)
     return f"shorten it to {longest} characters or fewer ({size.name} is set before the snippet)"
 
 

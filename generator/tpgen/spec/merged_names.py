@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from tpgen.spec.directive_values import number
 from tpgen.spec.handlers_listen import Address, Listen, Server, listen_addresses, server_listens
-from tpgen.spec.hash_sizes import Size, unallocatable
+from tpgen.spec.hash_sizes import Size, too_large, unallocatable
 from tpgen.spec.names_hash import (
     CACHE_LINE,
     LONGEST_BUCKET,
@@ -29,6 +29,7 @@ from tpgen.spec.names_hash import (
     aligned,
     bucket_needed,
     hash_entry,
+    longest_key_in,
     max_size_needed,
     names_failure,
 )
@@ -61,17 +62,6 @@ class _Server:
     captures: bool  # its last regex name has captures (cscf->captures)
 
 
-@dataclass(frozen=True)
-class _Size:
-    """A size of the http block: its value, and the directive that sets it (None: unset)
-    with whether a snippet wrote it."""
-
-    name: str
-    value: int
-    directive: Directive | None = None
-    from_snippet: bool = False
-
-
 def names_hash_refusals(
     config: tuple[Directive, ...],
     snippets: Mapping[str, tuple[Directive, ...]],
@@ -95,7 +85,7 @@ def names_hash_refusals(
 
 
 def _address_refusals(
-    servers: Sequence[_Server], sizes: tuple[_Size, _Size]
+    servers: Sequence[_Server], sizes: tuple[Size, Size]
 ) -> list[tuple[Directive, str]]:
     """A refusal for each address whose names nginx hashes and cannot."""
     found = []
@@ -122,12 +112,12 @@ def _http_block(
     )
 
 
-def _size(http: Sequence[tuple[Directive, bool]], name: str) -> _Size | None:
+def _size(http: Sequence[tuple[Directive, bool]], name: str) -> Size | None:
     directive, mine = next(((d, mine) for d, mine in http if d.name == name), (None, False))
     if directive is None:
-        return _Size(name, _DEFAULTS[name])
+        return Size(name, _DEFAULTS[name])
     value = number(directive.args[0]) if len(directive.args) == 1 else None
-    return None if value is None else _Size(name, value, directive, mine)
+    return None if value is None else Size(name, value, directive, mine)
 
 
 def _server(
@@ -181,7 +171,7 @@ def _default(address: Address, on: Sequence[_Server]) -> _Server:
 
 
 def _refusal(
-    address: str, on: Sequence[_Server], sizes: tuple[_Size, _Size]
+    address: str, on: Sequence[_Server], sizes: tuple[Size, Size]
 ) -> tuple[Directive, str] | None:
     names = [name for server in on for name in server.names]
     texts = [name.text for name in names]
@@ -196,7 +186,7 @@ def _refusal(
     if failure.kind == "bucket" and origin is not None:
         return _too_long(origin, failure, where, (bucket, bucket_needed(texts)))
     if failure.kind == "too large":
-        return _too_large(bucket)
+        return too_large(bucket, "server_names_hash")
     if failure.kind == "memory":
         return unallocatable(
             Size(MAX_SIZE, max_size.value, max_size.directive, max_size.from_snippet),
@@ -218,7 +208,7 @@ def _hashed_where(address: str, servers: int) -> str:
 
 
 def _too_many_names(
-    names: Sequence[_Name], sizes: tuple[_Size, _Size], where: str
+    names: Sequence[_Name], sizes: tuple[Size, Size], where: str
 ) -> tuple[Directive, str] | None:
     """More names than the hash's max size takes, with the size they need."""
     texts = [name.text for name in names]
@@ -241,7 +231,7 @@ def _invalid(origin: _Name, address: str) -> tuple[Directive, str] | None:
 
 
 def _too_long(
-    origin: _Name, failure: Failure, where: str, bucket: tuple[_Size, int]
+    origin: _Name, failure: Failure, where: str, bucket: tuple[Size, int]
 ) -> tuple[Directive, str] | None:
     size, needed = bucket
     key = failure.key.decode("utf-8", "replace")
@@ -262,9 +252,9 @@ def _too_long(
     return None
 
 
-def _bucket_fix(size: _Size, needed: int) -> str:
+def _bucket_fix(size: Size, needed: int) -> str:
     if size.directive is not None and not size.from_snippet:
-        longest = aligned(size.value, CACHE_LINE) - 18
+        longest = longest_key_in(size.value)
         return (
             f"tpgen's config sets {BUCKET} for its own names, and nginx takes it once: shorten "
             f"the name (a wildcard: each label) to {longest} characters or fewer"
@@ -274,25 +264,14 @@ def _bucket_fix(size: _Size, needed: int) -> str:
     return _set(size, needed)
 
 
-def _set(size: _Size, value: int) -> str:
+def _set(size: Size, value: int) -> str:
     if size.directive is None:
         return f"add {size.name} {value}; to an extra.http snippet"
     return f"raise {size.name} to {value}"
 
 
-def _too_large(bucket: _Size) -> tuple[Directive, str] | None:
-    if bucket.directive is None or not bucket.from_snippet:
-        return None
-    return bucket.directive, (
-        f"is larger than a bucket nginx can build, {LONGEST_BUCKET} bytes, once rounded up to "
-        f"a cache line ({aligned(bucket.value, CACHE_LINE)}) (nginx: could not build "
-        f"server_names_hash, too large {BUCKET}: {aligned(bucket.value, CACHE_LINE)}): set it "
-        f"to {LONGEST_BUCKET} or less"
-    )
-
-
 def _too_many(
-    max_size: _Size, last: _Name | None, said: tuple[str, int, int | None]
+    max_size: Size, last: _Name | None, said: tuple[str, int, int | None]
 ) -> tuple[Directive, str] | None:
     where, count, needed = said
     spread = (

@@ -221,14 +221,23 @@ def longest_key(names: Sequence[str]) -> bytes:
     return max((key.text for key in keys.every_key()), key=len, default=b"")
 
 
-def bucket_needed(names: Sequence[str]) -> int:
-    """The smallest server_names_hash_bucket_size, a power of two of a cache line or more,
-    that holds every key of these names."""
-    need = hash_entry(longest_key(names))
+def bucket_for(key: bytes) -> int:
+    """The smallest bucket size, a power of two of a cache line or more, that holds a key."""
     size = CACHE_LINE
-    while size < need:
+    while size < hash_entry(key):
         size *= 2
     return size
+
+
+def bucket_needed(names: Sequence[str]) -> int:
+    """The smallest server_names_hash_bucket_size that holds every key of these names."""
+    return bucket_for(longest_key(names))
+
+
+def longest_key_in(bucket: int) -> int:
+    """The longest key a bucket of this size holds: one of n bytes takes 8 + align(n + 2, 8)
+    + 8 of it, rounded up to a cache line."""
+    return aligned(bucket, CACHE_LINE) - 18
 
 
 def max_size_needed(names: Sequence[str], bucket: int, max_size: int) -> int | None:
