@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tpgen.errors import Problem, SpecError
@@ -95,8 +96,7 @@ def compare(old: Plan, new: Plan) -> Remap:
     kept = 0.0
     if old.split_key.value != new.split_key.value:
         rehashed = (old.split_key.value, new.split_key.value)
-        before, after = Counter(old.owners), Counter(new.owners)
-        kept = sum(before[disk] * after[disk] for disk in before) / len(old.owners) ** 2
+        kept = _same_by_chance(old.owners, new.owners)
     return Remap(
         old.buckets.value,
         tuple(moved),
@@ -133,9 +133,15 @@ def _files_elsewhere(old: Plan, new: Plan, rehashed: bool) -> float:
     before, after = _devices(old), _devices(new)
     if rehashed:
         # every key draws a new bucket: it finds its files by chance alone
-        held, wanted = Counter(before), Counter(after)
-        return 1 - sum(held[dev] * wanted[dev] for dev in held) / len(before) ** 2
+        return 1 - _same_by_chance(before, after)
     return sum(a != b for a, b in zip(before, after, strict=True)) / len(before)
+
+
+def _same_by_chance(before: Sequence[str], after: Sequence[str]) -> float:
+    """The share of keys that two independent draws over these bucket maps send to the same
+    place (a disk, a device): what a new split key keeps."""
+    held, wanted = Counter(before), Counter(after)
+    return sum(held[place] * wanted[place] for place in held) / len(before) ** 2
 
 
 def _comparable(old: Plan, new: Plan) -> None:
